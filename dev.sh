@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# One entry point for people and CI:
+#   ./dev.sh serve [ARGS]   set up .venv, make sure reference data is there, start the MCP server
+#   ./dev.sh test [ARGS]    set up .venv, run lint, type checks and the whole test suite
+#   ./dev.sh lock           re-resolve requirements.lock from pyproject.toml
+# All set-up output goes to stderr: under stdio, stdout belongs to the MCP protocol.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null 2>&1 || PY=python3
+
+setup() {
+    if [ ! -x .venv/bin/python ]; then
+        echo "dev.sh: creating .venv" >&2
+        "$PY" -m venv .venv >&2
+    fi
+    local stamp
+    stamp=".venv/.installed-$(cat requirements.lock pyproject.toml | sha256sum | cut -c1-16)"
+    if [ ! -f "$stamp" ]; then
+        echo "dev.sh: installing locked dependencies" >&2
+        .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.lock >&2
+        .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e . >&2
+        rm -f .venv/.installed-*
+        touch "$stamp"
+    fi
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+    serve)
+        setup
+        if ! .venv/bin/gem-flux data check --quiet >&2 2>&1; then
+            echo "dev.sh: reference data not found; downloading it (gem-flux data fetch)" >&2
+            .venv/bin/gem-flux data fetch >&2
+        fi
+        exec .venv/bin/gem-flux serve "$@"
+        ;;
+    test)
+        setup
+        .venv/bin/ruff check src tests benchmarks
+        .venv/bin/mypy
+        exec .venv/bin/python -m pytest "$@"
+        ;;
+    lock)
+        rm -rf .lock-venv
+        "$PY" -m venv .lock-venv
+        .lock-venv/bin/python -m pip install --quiet -e '.[dev]'
+        { echo "# Lock file: exact versions of every runtime and dev dependency (Python 3.11)."
+          echo "# Regenerate with: ./dev.sh lock"
+          .lock-venv/bin/python -m pip freeze --exclude-editable | grep -v '^-e'; } > requirements.lock
+        rm -rf .lock-venv
+        ;;
+    *)
+        echo "usage: ./dev.sh serve [gem-flux serve options] | test [pytest options] | lock" >&2
+        exit 2
+        ;;
+esac

@@ -1,0 +1,75 @@
+"""`gem-flux` command line: serve, data fetch, data check."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from gem_flux_mcp import __version__
+
+log = logging.getLogger("gem_flux_mcp")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gem-flux",
+        description="Gem-Flux: an MCP server for genome-scale metabolic modeling (ModelSEED).",
+    )
+    parser.add_argument("--version", action="version", version=f"gem-flux {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the MCP server (stdio by default)")
+    serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    serve.add_argument("--data-dir", help="reference data folder (default: $GEMFLUX_DATA_DIR)")
+    serve.add_argument("--state-dir", help="state folder (default: $GEMFLUX_STATE_DIR)")
+    serve.add_argument("--cache-dir", help="index cache folder (default: $GEMFLUX_CACHE_DIR)")
+    serve.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="extra browser Origin allowed to call the HTTP endpoint (repeatable)",
+    )
+    serve.add_argument("--log-level", default="INFO", help="log level for stderr (default INFO)")
+
+    data = sub.add_parser("data", help="download or verify the reference data")
+    data_sub = data.add_subparsers(dest="data_command", required=True)
+    fetch = data_sub.add_parser("fetch", help="download the reference data bundle")
+    fetch.add_argument("--dest", help="target folder (default: the user data folder)")
+    fetch.add_argument(
+        "--base-url",
+        help="a mirror that serves the bundle layout (e.g. http://host/data); "
+        "default: the upstream ModelSEED repositories",
+    )
+    fetch.add_argument("--include-optional", action="store_true",
+                       help="also fetch optional files (example genomes, Core.json)")
+    fetch.add_argument("--retries", type=int, default=3, help="attempts per file (default 3)")
+    fetch.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    fetch.add_argument("--quiet", action="store_true", help="no progress output")
+    check = data_sub.add_parser("check", help="verify a data folder against the manifest")
+    check.add_argument("--data-dir", help="folder to verify (default: $GEMFLUX_DATA_DIR)")
+    check.add_argument("--quiet", action="store_true", help="only the exit code")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "serve":
+        from gem_flux_mcp.server.app import serve
+
+        return serve(args)
+    if args.command == "data":
+        from gem_flux_mcp.cli import data_commands
+
+        if args.data_command == "fetch":
+            return data_commands.fetch(args)
+        return data_commands.check(args)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""Where things live: data, state and cache folders, from options, environment or defaults."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from platformdirs import user_cache_dir, user_data_dir, user_state_dir
+
+APP_NAME = "gem-flux"
+
+ENV_DATA_DIR = "GEMFLUX_DATA_DIR"
+ENV_STATE_DIR = "GEMFLUX_STATE_DIR"
+ENV_CACHE_DIR = "GEMFLUX_CACHE_DIR"
+
+
+def default_data_dir() -> Path:
+    """Where `gem-flux data fetch` puts the reference data when no folder is named."""
+    return Path(user_data_dir(APP_NAME, appauthor=False)) / "data"
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path
+    state_dir: Path
+    cache_dir: Path
+
+    @classmethod
+    def resolve(
+        cls,
+        data_dir: str | os.PathLike[str] | None = None,
+        state_dir: str | os.PathLike[str] | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+    ) -> Settings:
+        """Explicit argument, else environment variable, else the user's platform folder."""
+
+        def pick(explicit: str | os.PathLike[str] | None, env: str, default: Path) -> Path:
+            value = explicit if explicit is not None else os.environ.get(env) or None
+            return Path(value).expanduser().resolve() if value is not None else default
+
+        return cls(
+            data_dir=pick(data_dir, ENV_DATA_DIR, default_data_dir()),
+            state_dir=pick(state_dir, ENV_STATE_DIR, Path(user_state_dir(APP_NAME, appauthor=False))),
+            cache_dir=pick(cache_dir, ENV_CACHE_DIR, Path(user_cache_dir(APP_NAME, appauthor=False))),
+        )

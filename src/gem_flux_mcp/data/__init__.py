@@ -1,0 +1,1 @@
+"""Reference data: ModelSEED biochemistry index, data bundle download and verification."""

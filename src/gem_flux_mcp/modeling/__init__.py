@@ -1,0 +1,1 @@
+"""Modeling library (build, gapfill, FBA): plain functions on COBRApy models, no MCP."""

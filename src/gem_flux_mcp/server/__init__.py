@@ -1,0 +1,1 @@
+"""MCP server: FastMCP app, thin tool wrappers, error mapping, HTTP guard."""

@@ -1,0 +1,1 @@
+"""MCP tool wrappers: validate, call the library, shape the result."""

@@ -1,0 +1,1 @@
+"""Persistent state: workspaces, models, media, MCP sessions and tool calls."""

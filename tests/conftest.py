@@ -1,0 +1,93 @@
+"""Shared fixtures: the real reference data, a shared index cache, real server processes."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gem_flux_mcp.data.biochem import BiochemIndex
+
+REPO = Path(__file__).resolve().parents[1]
+GEM_FLUX = str(Path(sys.executable).with_name("gem-flux"))
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    value = os.environ.get("GEMFLUX_DATA_DIR")
+    if not value:
+        pytest.fail("GEMFLUX_DATA_DIR must point at the reference data (CI: ../shared/data)")
+    path = Path(value).resolve()
+    assert (path / "modelseed" / "compounds.tsv").is_file(), f"no ModelSEED data under {path}"
+    return path
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One index cache for the whole run: the index is built once (~15 s), then reused."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="session")
+def biochem(data_dir: Path, cache_dir: Path) -> BiochemIndex:
+    return BiochemIndex.open(data_dir, cache_dir)
+
+
+@pytest.fixture()
+def server_env(data_dir: Path, cache_dir: Path, tmp_path: Path, biochem: BiochemIndex) -> dict[str, str]:
+    """Environment for a `gem-flux serve` subprocess (index already built by `biochem`)."""
+    env = dict(os.environ)
+    env.update(
+        GEMFLUX_DATA_DIR=str(data_dir),
+        GEMFLUX_CACHE_DIR=str(cache_dir),
+        GEMFLUX_STATE_DIR=str(tmp_path / "state"),
+    )
+    return env
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture()
+def http_server(server_env: dict[str, str], tmp_path: Path) -> Iterator[str]:
+    """A real `gem-flux serve --transport http` process; yields its base URL."""
+    port = free_port()
+    log_path = tmp_path / "http-server.log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [GEM_FLUX, "serve", "--transport", "http", "--port", str(port)],
+            env=server_env, stdout=log, stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                if proc.poll() is not None:
+                    pytest.fail(f"server exited early:\n{log_path.read_text()}")
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                        break
+                except OSError:
+                    time.sleep(0.1)
+            else:
+                pytest.fail("HTTP server did not start within 60 s")
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()

@@ -1,0 +1,36 @@
+"""Real MCP clients (the official Python SDK) for the integration tests."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator
+from typing import Any
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.types import CallToolResult, Implementation
+
+from conftest import GEM_FLUX
+
+# "legacy" = 2025-era initialize handshake with sessions; a version string = 2026-07-28 stateless.
+PROTOCOL_MODES = ["legacy", "2026-07-28"]
+
+
+@asynccontextmanager
+async def stdio_client(env: dict[str, str], mode: str, name: str = "pytest") -> AsyncIterator[Client]:
+    params = StdioServerParameters(command=GEM_FLUX, args=["serve"], env=env)
+    async with Client(params, mode=mode, client_info=Implementation(name=name, version="1.0"),
+                      read_timeout_seconds=120) as client:
+        yield client
+
+
+@asynccontextmanager
+async def http_client(base_url: str, mode: str, name: str = "pytest") -> AsyncIterator[Client]:
+    async with Client(f"{base_url}/mcp", mode=mode, client_info=Implementation(name=name, version="1.0"),
+                      read_timeout_seconds=120) as client:
+        yield client
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    assert result.structured_content is not None, result.content
+    return dict(result.structured_content)
