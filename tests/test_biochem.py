@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +97,7 @@ def test_multi_word_queries_match_all_words(biochem: BiochemIndex) -> None:
     assert results
     for hit in results:
         record = biochem.get_compound(hit["id"])
-        haystack = " ".join([record["name"], *sum(record["aliases"].values(), [])]).lower()
+        haystack = " ".join([record["name"], *chain.from_iterable(record["aliases"].values())]).lower()
         assert "glucose" in haystack and "phosphate" in haystack, hit
 
 

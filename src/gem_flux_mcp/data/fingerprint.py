@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 from gem_flux_mcp.fsutil import atomic_write_text
 
 
-def sha256_file(path: Path, chunk_size: int = 1 << 20) -> str:
+def sha256_file(path: str | os.PathLike[str], chunk_size: int = 1 << 20) -> str:
+    """Hex sha256, read in chunks so memory stays flat for large files."""
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
+    with open(path, "rb") as handle:
         while chunk := handle.read(chunk_size):
             digest.update(chunk)
     return digest.hexdigest()

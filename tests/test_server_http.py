@@ -1,0 +1,63 @@
+"""Streamable HTTP transport: both protocol eras, sessions, and the Origin guard."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from mcp_client import PROTOCOL_MODES, http_client, structured
+
+INIT = {
+    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "raw-http", "version": "0"}},
+}
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def _json_body(response: httpx.Response) -> dict[str, Any]:
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+        return dict(json.loads(data[-1]))
+    return dict(response.json())
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", PROTOCOL_MODES)
+async def test_both_protocol_eras_over_http(http_server: str, mode: str) -> None:
+    async with http_client(http_server, mode) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert "search_compounds" in names
+        record = structured(await client.call_tool("get_compound_name", {"compound_id": "cpd00027"}))
+        assert record["name"] == "D-Glucose"
+        bad = await client.call_tool("search_compounds", {"query": "glucose", "limit": 0})
+        assert bad.is_error and structured(bad)["error_code"] == "INVALID_LIMIT"
+
+
+def test_legacy_initialize_issues_a_session_id(http_server: str) -> None:
+    with httpx.Client(timeout=30) as http:
+        response = http.post(f"{http_server}/mcp", json=INIT, headers=HEADERS)
+        assert response.status_code == 200
+        assert response.headers.get("mcp-session-id")
+        assert _json_body(response)["result"]["serverInfo"]["name"] == "gem-flux"
+
+
+def test_foreign_origin_is_rejected(http_server: str) -> None:
+    with httpx.Client(timeout=30) as http:
+        foreign = http.post(f"{http_server}/mcp", json=INIT,
+                            headers={**HEADERS, "Origin": "http://evil.example"})
+        assert foreign.status_code == 403
+        local = http.post(f"{http_server}/mcp", json=INIT,
+                          headers={**HEADERS, "Origin": http_server})
+        assert local.status_code == 200
+        rebinding = http.post(f"{http_server}/mcp", json=INIT,
+                              headers={**HEADERS, "Host": "evil.example"})
+        assert rebinding.status_code in {400, 403, 421}
+
+
+def test_binds_to_loopback_by_default(http_server: str, tmp_path: Any) -> None:
+    log = (tmp_path / "http-server.log").read_text()
+    assert "127.0.0.1" in log and "0.0.0.0" not in log
