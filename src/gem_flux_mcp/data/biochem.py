@@ -292,7 +292,6 @@ def build_index(compounds_tsv: Path, reactions_tsv: Path, target: Path, meta: di
         }
         con.executemany("INSERT INTO meta VALUES (?,?)", {**meta, **counts}.items())
         con.commit()
-        con.execute("VACUUM")
         con.close()
         with tmp.open("rb+") as handle:
             os.fsync(handle.fileno())
@@ -347,6 +346,7 @@ class BiochemIndex:
             except DataError as exc:
                 log.warning("rebuilding the biochemistry index: %s", exc.message)
                 target.unlink(missing_ok=True)
+        log.info("building the biochemistry index once (about 10-15 s); later starts reuse it")
         build_index(compounds, reactions, target,
                     {"compounds_sha256": sha_c, "reactions_sha256": sha_r,
                      "data_dir": str(data_dir)})
