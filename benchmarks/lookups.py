@@ -270,6 +270,7 @@ def category_table(queries: list[Query], local: list[Outcome], remote: list[Outc
     rows: dict[str, list[int]] = defaultdict(list)
     for i, query in enumerate(queries):
         rows[query.category].append(i)
+    rows = dict(sorted(rows.items(), key=lambda item: (TOOLS.index(queries[item[1][0]].tool), item[0])))
     print("Per category (sanity: results ≥ 1, source entry among the results; latency in ms)")
     header = (f"{'category':<21} {'tool':<18} {'n':>4} {'≥1 res':>6} {'source':>6} {'errors':>6} "
               f"{'in p50':>7} {'in p95':>7} {'in max':>7} {'mcp p50':>8} {'mcp p95':>8} {'mcp≥1':>6}")
@@ -288,12 +289,18 @@ def category_table(queries: list[Query], local: list[Outcome], remote: list[Outc
     print()
 
 
-def slowest(queries: list[Query], outcomes: list[Outcome], n: int = 5) -> None:
+def slowest(index: BiochemIndex, queries: list[Query], outcomes: list[Outcome], n: int = 5) -> None:
+    """The n slowest queries, with how many entries match them (asked again with limit=100)."""
     order = sorted(range(len(queries)), key=lambda i: outcomes[i].seconds, reverse=True)[:n]
-    print(f"{n} slowest in-process queries")
+    print(f"{n} slowest in-process queries (matches: results at limit=100, '+' = more exist)")
     for i in order:
         q, o = queries[i], outcomes[i]
-        print(f"  {ms(o.seconds):>7} ms  {q.tool:<17} {q.category:<20} {q.text!r} ({o.found} results)")
+        matches = "-"
+        if q.tool.startswith("search_"):
+            search = index.search_compounds if q.tool == "search_compounds" else index.search_reactions
+            wide = search(q.text, 100)
+            matches = f"{len(wide['results'])}{'+' if wide['truncated'] else ''}"
+        print(f"  {ms(o.seconds):>7} ms  {q.tool:<17} {q.category:<20} {q.text!r:<14} matches {matches}")
     print()
 
 
@@ -337,7 +344,7 @@ def main() -> int:
     print(f"MCP: spawn + 2 passes took {mcp_wall:.1f} s; the untimed first pass had p95 {ms(first_p95)} ms")
     print()
     category_table(queries, local, remote)
-    slowest(queries, local)
+    slowest(index, queries, local)
     worst = max(p95.values())
     verdict = "MET" if worst < TARGET_P95_MS / 1000 else "NOT MET"
     print(f"Target: in-process p95 < {TARGET_P95_MS:.0f} ms for every tool: worst is "

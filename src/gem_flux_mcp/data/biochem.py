@@ -27,7 +27,7 @@ from gem_flux_mcp.fsutil import fsync_dir
 
 log = logging.getLogger(__name__)
 
-INDEX_SCHEMA_VERSION = 4
+INDEX_SCHEMA_VERSION = 6
 
 COMPOUND_ID = re.compile(r"^cpd\d{5}$")
 REACTION_ID = re.compile(r"^rxn\d{5}$")
@@ -37,6 +37,8 @@ _EC_QUERY = re.compile(r"^(?:ec[:\s]*)?(\d+)\.(\d+|-)(?:\.(n?\d+|-))?(?:\.(n?\d+
 _WORD = re.compile(r"[a-z0-9]+")
 
 MAX_QUERY_LENGTH = 100
+# Below this many matches a query is ranked in one pass; above it, tier by tier with early stops.
+_RARE_CAP = 400
 MAX_LIMIT = 100
 
 # Exact-match kinds in the `terms` table, and the rank tier each gives a hit (lower is better).
@@ -172,16 +174,20 @@ CREATE TABLE ec (ec TEXT NOT NULL, ref INTEGER NOT NULL);
 
 _POST_SCHEMA = """
 CREATE INDEX terms_lookup ON terms (entity, term);
-CREATE INDEX ec_lookup ON ec (ec);
+CREATE INDEX ec_lookup ON ec (ec, ref);
 CREATE INDEX compounds_name ON compounds (name_lc);
 CREATE INDEX reactions_name ON reactions (name_lc);
 CREATE VIRTUAL TABLE compounds_fts USING fts5(
     name_lc, syn_lc, xref_lc, content='compounds', content_rowid='rowid', tokenize='trigram');
 INSERT INTO compounds_fts(compounds_fts) VALUES ('rebuild');
 CREATE VIRTUAL TABLE reactions_fts USING fts5(
-    name_lc, syn_lc, xref_lc, extra_lc, content='reactions', content_rowid='rowid',
-    tokenize='trigram');
+    name_lc, syn_lc, xref_lc, content='reactions', content_rowid='rowid', tokenize='trigram');
 INSERT INTO reactions_fts(reactions_fts) VALUES ('rebuild');
+-- pathway names and equations repeat across thousands of reactions: a separate index keeps
+-- their long posting lists out of name searches
+CREATE VIRTUAL TABLE reactions_extra_fts USING fts5(
+    extra_lc, content='reactions', content_rowid='rowid', tokenize='trigram');
+INSERT INTO reactions_extra_fts(reactions_extra_fts) VALUES ('rebuild');
 """
 
 
@@ -265,6 +271,15 @@ def _add_terms(
         terms.append((entity, value.lower(), K_XREF, rowid, f"{source}: {value}"))
 
 
+def _ranked(
+    rows: list[tuple[Any, ...]], key: Any
+) -> tuple[list[tuple[Any, ...]], dict[int, int]]:
+    """Rows renumbered in rank order, and the map from provisional to final rowid."""
+    ordered = sorted(rows, key=key)
+    remap = {row[0]: new for new, row in enumerate(ordered, start=1)}
+    return [(remap[row[0]], *row[1:]) for row in ordered], remap
+
+
 def build_index(compounds_tsv: Path, reactions_tsv: Path, target: Path, meta: dict[str, str]) -> None:
     """Parse both TSVs into a new SQLite file at `target` (written aside, then renamed)."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -278,12 +293,18 @@ def build_index(compounds_tsv: Path, reactions_tsv: Path, target: Path, meta: di
         con.executescript(_SCHEMA)
         terms: list[tuple[Any, ...]] = []
         ecs: list[tuple[str, int]] = []
-        con.executemany(f"INSERT INTO compounds VALUES ({','.join('?' * 21)})",
-                        _compound_rows(compounds_tsv, terms))
-        con.executemany(f"INSERT INTO reactions VALUES ({','.join('?' * 23)})",
-                        _reaction_rows(reactions_tsv, terms, ecs))
-        con.executemany("INSERT INTO terms VALUES (?,?,?,?,?)", terms)
-        con.executemany("INSERT INTO ec VALUES (?,?)", ecs)
+        # rowid order = static rank (current before obsolete, well known first, short names
+        # first), so searches can stream matches in rowid order and stop after `limit`.
+        compounds, cpd_map = _ranked(list(_compound_rows(compounds_tsv, terms)),
+                                     lambda r: (r[10], -r[15], r[16], r[17], r[1]))
+        reactions, rxn_map = _ranked(list(_reaction_rows(reactions_tsv, terms, ecs)),
+                                     lambda r: (r[14], -r[16], r[17], r[18], r[1]))
+        con.executemany(f"INSERT INTO compounds VALUES ({','.join('?' * 21)})", compounds)
+        con.executemany(f"INSERT INTO reactions VALUES ({','.join('?' * 23)})", reactions)
+        maps = (cpd_map, rxn_map)
+        con.executemany("INSERT INTO terms VALUES (?,?,?,?,?)",
+                        ((e, t, k, maps[e][ref], shown) for e, t, k, ref, shown in terms))
+        con.executemany("INSERT INTO ec VALUES (?,?)", ((ec, rxn_map[ref]) for ec, ref in ecs))
         con.executescript(_POST_SCHEMA)
         counts = {
             "compound_count": str(con.execute("SELECT count(*) FROM compounds").fetchone()[0]),
@@ -350,6 +371,10 @@ class BiochemIndex:
         build_index(compounds, reactions, target,
                     {"compounds_sha256": sha_c, "reactions_sha256": sha_r,
                      "data_dir": str(data_dir)})
+        for stale in cache_dir.glob("biochem-v*.sqlite"):
+            # indexes of older schema versions are never opened again
+            if not stale.name.startswith(f"biochem-v{INDEX_SCHEMA_VERSION}-"):
+                stale.unlink(missing_ok=True)
         return cls(target)
 
     def _connect(self) -> sqlite3.Connection:
@@ -390,6 +415,54 @@ class BiochemIndex:
             marks = ",".join("?" * len(chunk))
             for row in con.execute(f"SELECT * FROM compounds WHERE id IN ({marks})", chunk):
                 found[row["id"]] = self._compound_record(row)
+        return found
+
+    def existing_compound_ids(self, ids: Iterable[str]) -> set[str]:
+        wanted = list(dict.fromkeys(ids))
+        found: set[str] = set()
+        con = self._connect()
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(r[0] for r in con.execute(f"SELECT id FROM compounds WHERE id IN ({marks})", chunk))
+        return found
+
+    def compound_ids_for_external(self, source: str, values: Iterable[str]) -> dict[str, str]:
+        """Map external ids of one source (e.g. BiGG 'glc__D') to ModelSEED compound ids; where
+        several compounds carry the id, the current, best-known one wins."""
+        wanted = {v.lower(): v for v in values}
+        prefix = f"{source}: "
+        best: dict[str, tuple[tuple[int, int, int], str]] = {}
+        con = self._connect()
+        keys = list(wanted)
+        for start in range(0, len(keys), 500):
+            chunk = keys[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = con.execute(
+                "SELECT t.term, t.shown, c.id, c.is_obsolete, c.prominence, c.rowid FROM terms t "
+                f"JOIN compounds c ON c.rowid = t.ref WHERE t.entity = 0 AND t.kind = ? AND t.term IN ({marks})",
+                [K_XREF, *chunk],
+            )
+            for term, shown, cid, obsolete, prominence, rowid in rows:
+                if not shown.startswith(prefix):
+                    continue
+                rank = (obsolete, -prominence, rowid)
+                if term not in best or rank < best[term][0]:
+                    best[term] = (rank, cid)
+        return {wanted[term]: cid for term, (_, cid) in best.items()}
+
+    def compound_names(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """{id: (name, formula)} for the ids that exist."""
+        return {cid: (rec["name"], rec["formula"]) for cid, rec in self.compounds_by_ids(ids).items()}
+
+    def reaction_names(self, ids: Iterable[str]) -> dict[str, str]:
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, str] = {}
+        con = self._connect()
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start:start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(con.execute(f"SELECT id, name FROM reactions WHERE id IN ({marks})", chunk).fetchall())
         return found
 
     @staticmethod
@@ -494,9 +567,15 @@ class BiochemIndex:
     # -- ranking --------------------------------------------------------------------------------
 
     def _search(self, entity: int, text: str, limit: int) -> list[Hit]:
-        """Ranked hits, at most limit + 1 (the extra one tells that the list was truncated)."""
+        """Ranked hits, at most limit + 1 (the extra one tells that the list was truncated).
+
+        Rank: exact id; exact name-like terms; formula; then partial matches by tier. Within a
+        tier the rowid is the static rank (see build_index), so every query below can stop
+        after `limit + 1` rows instead of sorting all matches of a common word.
+        """
         con = self._connect()
         table = "compounds" if entity == 0 else "reactions"
+        wanted = limit + 1
         best: dict[int, Hit] = {}
 
         def offer(hit: Hit) -> None:
@@ -511,35 +590,32 @@ class BiochemIndex:
             if row:
                 offer(Hit(row[0], 0, "id", ident))
         for ref, kind, shown in con.execute(
-            "SELECT ref, kind, shown FROM terms WHERE entity = ? AND term = ?", (entity, text)
+            "SELECT ref, kind, shown FROM terms WHERE entity = ? AND term = ? ORDER BY ref LIMIT 500",
+            (entity, text),
         ):
             offer(Hit(ref, _EXACT_TIER[kind], _EXACT_FIELD[kind], shown))
-        ec_query = entity == 1 and _EC_QUERY.match(text) is not None
-        if ec_query:
-            for hit in self._ec_hits(con, text):
-                offer(hit)
-        else:
+        if entity == 1 and _EC_QUERY.match(text):
             # An EC query is answered by EC components alone: a substring match would bring
             # back 2.7.1.10 for 2.7.1.1.
-            for hit in self._text_hits(con, entity, text, limit + 1):
+            for hit in self._ec_hits(con, text, wanted):
+                offer(hit)
+        elif len(best) < wanted:
+            for hit in self._text_hits(con, entity, text, wanted, set(best)):
                 offer(hit)
         if not best:
             return []
-        info = {
-            r["rowid"]: (r["is_obsolete"], -r["prominence"], r["name_len"], r["name_lc"])
-            for r in _fetch_rows(con, table, list(best), "rowid, is_obsolete, prominence, "
-                                 "name_len, name_lc")
-        }
+        obsolete = dict(con.execute(
+            f"SELECT rowid, is_obsolete FROM {table} WHERE rowid IN ({','.join('?' * len(best))})", list(best)
+        ).fetchall())
 
         def key(hit: Hit) -> tuple[Any, ...]:
-            obsolete, neg_prominence, name_len, name_lc = info[hit.rowid]
             # An exact id always wins; otherwise current entries before obsolete ones.
-            return (hit.tier != 0, obsolete, hit.tier, neg_prominence, name_len, name_lc)
+            return (hit.tier != 0, obsolete[hit.rowid], hit.tier, hit.rowid)
 
-        return sorted(best.values(), key=key)[: limit + 1]
+        return sorted(best.values(), key=key)[:wanted]
 
     @staticmethod
-    def _ec_hits(con: sqlite3.Connection, text: str) -> list[Hit]:
+    def _ec_hits(con: sqlite3.Connection, text: str, wanted: int) -> list[Hit]:
         """EC numbers match per component: 2.7.1.1 never matches 2.7.1.10; 2.7.1 or 2.7.1.-
         matches every 2.7.1.x."""
         match = _EC_QUERY.match(text)
@@ -551,62 +627,94 @@ class BiochemIndex:
         if "-" in parts or len(parts) < 2:
             return []
         if len(parts) == 4:
-            rows = con.execute("SELECT ref, ec FROM ec WHERE ec = ?", (".".join(parts),))
+            rows = con.execute("SELECT ref, ec FROM ec WHERE ec = ? ORDER BY ref LIMIT ?", (".".join(parts), wanted))
             return [Hit(ref, 1, "ec_numbers", ec) for ref, ec in rows]
         prefix = ".".join(parts) + "."
         rows = con.execute(
-            "SELECT ref, ec FROM ec WHERE ec >= ? AND ec < ?", (prefix, prefix[:-1] + "/")
+            "SELECT ref, min(ec) FROM ec WHERE ec >= ? AND ec < ? GROUP BY ref ORDER BY ref LIMIT ?",
+            (prefix, prefix[:-1] + "/", wanted),
         )
         return [Hit(ref, 2, "ec_numbers", ec) for ref, ec in rows]
 
     @staticmethod
-    def _text_hits(con: sqlite3.Connection, entity: int, text: str, limit: int) -> list[Hit]:
-        """Every query word must appear (substring, case-insensitive); ranking prefers matches
-        in the name, whole words, then synonyms, cross-references and (reactions) pathways or
-        equation text."""
+    def _text_hits(con: sqlite3.Connection, entity: int, text: str, wanted: int, have: set[int]) -> list[Hit]:
+        """Every query word must appear (substring, case-insensitive). Tiers, best first: all
+        words in the name as whole words (5) or substrings (6), in the synonyms (7), in the
+        cross-references (8), in pathway names or the equation (9, reactions), spread over
+        several fields (10). Each tier is one query that streams in rank order."""
         words = text.split()
         tokens = _WORD.findall(text)
         table = "compounds" if entity == 0 else "reactions"
         long_words = [w for w in words if len(w) >= 3]
-        params: list[Any] = []
+        hits: list[Hit] = []
+        seen = set(have)
 
-        def bind(value: Any) -> str:
-            # numbered parameters: the name test is used twice in the CASE below
-            params.append(value)
-            return f"?{len(params)}"
+        def collect(rows: Iterable[tuple[int, int]], field: str) -> bool:
+            for rowid, tier in rows:
+                if rowid not in seen:
+                    seen.add(rowid)
+                    hits.append(Hit(rowid, tier, field, text))
+            return len(seen) >= wanted
 
-        def all_in(column: str, items: list[str], wrap: bool = False) -> str:
-            clauses = [f"instr({column}, {bind(f' {i} ' if wrap else i)}) > 0" for i in items]
-            return " AND ".join(clauses) if clauses else "1"
-
-        in_name = all_in("t.name_lc", words)
-        whole = all_in("t.name_words", tokens, wrap=True)
-        in_syn = all_in("t.syn_lc", words)
-        in_xref = all_in("t.xref_lc", words)
-        extra_tier = f"WHEN {all_in('t.extra_lc', words)} THEN 9 " if entity == 1 else ""
-        tier_sql = (
-            f"CASE WHEN ({in_name}) AND ({whole}) THEN 5 WHEN ({in_name}) THEN 6 "
-            f"WHEN ({in_syn}) THEN 7 WHEN ({in_xref}) THEN 8 {extra_tier}ELSE 10 END"
-        )
-        where: list[str] = []
-        if long_words:
-            source = f"{table}_fts f JOIN {table} t ON t.rowid = f.rowid"
-            where.append(f"{table}_fts MATCH {bind(' AND '.join(_fts_phrase(w) for w in long_words))}")
-            for word in (w for w in words if len(w) < 3):
-                mark = bind(word)
-                where.append(f"(instr(t.name_lc, {mark}) > 0 OR instr(t.syn_lc, {mark}) > 0)")
-        else:
-            # Too short for trigrams ('o2', 'h+'): a substring of two letters is noise, so only
-            # names that start with the query are considered, through the name index.
-            source = f"{table} t"
-            where.append(f"t.name_lc >= {bind(text)} AND t.name_lc < {bind(text + chr(0x10FFFF))}")
-        sql = (
-            f"SELECT t.rowid, {tier_sql} AS tier FROM {source} WHERE {' AND '.join(where)} "
-            f"ORDER BY t.is_obsolete, tier, -t.prominence, t.name_len, t.name_lc LIMIT {bind(limit)}"
-        )
-        rows = con.execute(sql, params).fetchall()
-        fields = {5: "name", 6: "name", 7: "synonym", 8: "aliases", 9: "pathways_or_equation"}
-        return [Hit(r[0], r[1], fields.get(r[1], "text"), text) for r in rows]
+        if not long_words:
+            # Too short for trigrams ('o2', 'h+'): a two-letter substring is noise, so only
+            # names that start with the query count, through the name index.
+            rows = con.execute(
+                f"SELECT rowid, 6 FROM {table} WHERE name_lc >= ? AND name_lc < ? ORDER BY rowid LIMIT ?",
+                (text, text + chr(0x10FFFF), wanted),
+            )
+            collect(rows, "name")
+            return hits
+        match_all = " AND ".join(_fts_phrase(w) for w in long_words)
+        short = [w for w in words if len(w) < 3]
+        short_sql = "".join(" AND instr(t.name_lc, ?) > 0" for _ in short)
+        whole = " AND ".join("instr(t.name_words, ?) > 0" for _ in tokens) or "1"
+        whole_params = [f" {tok} " for tok in tokens]
+        columns = ["name_lc", "syn_lc", "xref_lc"] + (["extra_lc"] if entity == 1 else [])
+        fields = {"name_lc": "name", "syn_lc": "synonym", "xref_lc": "aliases", "extra_lc": "pathways_or_equation"}
+        base_tier = {"name_lc": 6, "syn_lc": 7, "xref_lc": 8, "extra_lc": 9}
+        # One pass over everything that matches; rare queries (most long ones) end here.
+        in_name = " AND ".join("instr(t.name_lc, ?) > 0" for _ in words)
+        in_syn = " AND ".join("instr(t.syn_lc, ?) > 0" for _ in words)
+        in_xref = " AND ".join("instr(t.xref_lc, ?) > 0" for _ in words)
+        tier_sql = (f"CASE WHEN ({in_name}) AND ({whole}) THEN 5 WHEN ({in_name}) THEN 6 "
+                    f"WHEN ({in_syn}) THEN 7 WHEN ({in_xref}) THEN 8 ELSE 10 END")
+        candidates = con.execute(
+            f"SELECT t.rowid, {tier_sql} FROM (SELECT rowid FROM {table}_fts WHERE {table}_fts MATCH ? "
+            f"ORDER BY rowid LIMIT ?) f JOIN {table} t ON t.rowid = f.rowid WHERE 1{short_sql}",
+            [*words, *whole_params, *words, *words, *words, match_all, _RARE_CAP, *short],
+        ).fetchall()
+        if len(candidates) < _RARE_CAP:
+            fields_by_tier = {5: "name", 6: "name", 7: "synonym", 8: "aliases", 10: "text"}
+            ranked = sorted(candidates, key=lambda r: (r[1], r[0]))
+            for rowid, tier in ranked:
+                if rowid not in seen:
+                    seen.add(rowid)
+                    hits.append(Hit(rowid, tier, fields_by_tier[tier], text))
+            if len(seen) < wanted and entity == 1:
+                sql = (f"SELECT t.rowid, 9 FROM {table}_extra_fts f JOIN {table} t ON t.rowid = f.rowid "
+                       f"WHERE {table}_extra_fts MATCH ?{short_sql} ORDER BY f.rowid LIMIT ?")
+                collect(con.execute(sql, [match_all, *short, wanted]).fetchall(), "pathways_or_equation")
+            return hits
+        # A common query: each tier streams in rank order and stops after `wanted` rows.
+        for column in columns:
+            fts = f"{table}_extra_fts" if column == "extra_lc" else f"{table}_fts"
+            scoped = match_all if column == "extra_lc" else f"{column} : ({match_all})"
+            if column == "name_lc":
+                sql = (f"SELECT t.rowid, CASE WHEN {whole} THEN 5 ELSE 6 END FROM {fts} f "
+                       f"JOIN {table} t ON t.rowid = f.rowid WHERE {fts} MATCH ?{short_sql} "
+                       "ORDER BY f.rowid LIMIT ?")
+                params: list[Any] = [*whole_params, scoped, *short, wanted]
+            else:
+                sql = (f"SELECT t.rowid, {base_tier[column]} FROM {fts} f JOIN {table} t "
+                       f"ON t.rowid = f.rowid WHERE {fts} MATCH ?{short_sql} ORDER BY f.rowid LIMIT ?")
+                params = [scoped, *short, wanted]
+            if collect(con.execute(sql, params).fetchall(), fields[column]):
+                return hits
+        sql = (f"SELECT t.rowid, 10 FROM {table}_fts f JOIN {table} t ON t.rowid = f.rowid "
+               f"WHERE {table}_fts MATCH ?{short_sql} ORDER BY f.rowid LIMIT ?")
+        collect(con.execute(sql, [match_all, *short, wanted]).fetchall(), "text")
+        return hits
 
 
 def _fetch_rows(
