@@ -52,6 +52,7 @@ def server_env(data_dir: Path, cache_dir: Path, tmp_path: Path, biochem: Biochem
         GEMFLUX_DATA_DIR=str(data_dir),
         GEMFLUX_CACHE_DIR=str(cache_dir),
         GEMFLUX_STATE_DIR=str(tmp_path / "state"),
+        GEMFLUX_ALLOWED_ROOTS=str(tmp_path),
     )
     return env
 

@@ -428,25 +428,29 @@ class BiochemIndex:
         return found
 
     def compound_ids_for_external(self, source: str, values: Iterable[str]) -> dict[str, str]:
-        """Map external ids of one source (e.g. BiGG 'glc__D') to ModelSEED compound ids; where
-        several compounds carry the id, the current, best-known one wins."""
+        """Map external ids of one source (e.g. BiGG 'glc__D') to ModelSEED compound ids.
+
+        Several compounds often carry the same external id (BiGG 'h2o' is on water and on
+        hydroxide); the canonical one is current, has that id as its abbreviation, is a core
+        compound, and has the oldest id.
+        """
         wanted = {v.lower(): v for v in values}
         prefix = f"{source}: "
-        best: dict[str, tuple[tuple[int, int, int], str]] = {}
+        best: dict[str, tuple[tuple[int, int, int, str], str]] = {}
         con = self._connect()
         keys = list(wanted)
         for start in range(0, len(keys), 500):
             chunk = keys[start:start + 500]
             marks = ",".join("?" * len(chunk))
             rows = con.execute(
-                "SELECT t.term, t.shown, c.id, c.is_obsolete, c.prominence, c.rowid FROM terms t "
+                "SELECT t.term, t.shown, c.id, c.is_obsolete, lower(c.abbreviation), c.is_core FROM terms t "
                 f"JOIN compounds c ON c.rowid = t.ref WHERE t.entity = 0 AND t.kind = ? AND t.term IN ({marks})",
                 [K_XREF, *chunk],
             )
-            for term, shown, cid, obsolete, prominence, rowid in rows:
+            for term, shown, cid, obsolete, abbreviation, is_core in rows:
                 if not shown.startswith(prefix):
                     continue
-                rank = (obsolete, -prominence, rowid)
+                rank = (obsolete, int(abbreviation != term), -is_core, cid)
                 if term not in best or rank < best[term][0]:
                     best[term] = (rank, cid)
         return {wanted[term]: cid for term, (_, cid) in best.items()}

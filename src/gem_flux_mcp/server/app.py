@@ -20,7 +20,7 @@ from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
 from gem_flux_mcp.server import resources
 from gem_flux_mcp.server.envelope import ArgumentErrorMiddleware
-from gem_flux_mcp.server.tools import lookup
+from gem_flux_mcp.server.tools import lookup, session
 
 log = logging.getLogger("gem_flux_mcp")
 
@@ -30,7 +30,11 @@ INSTRUCTIONS = """\
 Gem-Flux: genome-scale metabolic modeling in the ModelSEED namespace.
 Look-ups: search_compounds / get_compound_name and search_reactions / get_reaction_name
 resolve names, formulas, EC numbers and KEGG/BiGG/MetaCyc ids to ModelSEED ids (cpd00027,
-rxn00148). Every failure returns an error envelope with error_code, details, suggestions,
+rxn00148).
+Media: list_media shows predefined and built media; build_media makes new ones.
+Models: import_model, list_models, get_model, export_model, delete_model; run_fba optimises
+a model on a medium and records the result with the model.
+Every failure returns an error envelope with error_code, details, suggestions,
 valid_next_steps and an example_call: follow them instead of retrying the same call."""
 
 
@@ -40,6 +44,7 @@ def create_app() -> FastMCP:
     mcp = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__)
     mcp.add_middleware(ArgumentErrorMiddleware())
     lookup.register(mcp)
+    session.register(mcp)
     return mcp
 
 
@@ -63,6 +68,7 @@ def serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         log.error("cannot start: %s", exc)
         return 1
+    resources.start_cleanup_timer()
     mcp = create_app()
     if args.transport == "stdio":
         mcp.run("stdio", show_banner=False)

@@ -130,3 +130,171 @@ class ReactionSearch(BaseModel):
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
     return model.model_json_schema(mode="serialization")
+
+
+# -- media ---------------------------------------------------------------------------------------
+
+
+class MediaCompound(BaseModel):
+    id: str
+    name: str
+    formula: str
+    bounds: list[float] = Field(description="[lower, upper] exchange bounds, mmol/gDW/h; lower < 0 = uptake")
+
+
+class BuildMediaResult(BaseModel):
+    success: Literal[True] = True
+    media_id: str
+    media_name: str | None
+    compounds: list[MediaCompound]
+    num_compounds: int
+    media_type: Literal["minimal", "rich"]
+    default_uptake_rate: float
+    custom_bounds_applied: int
+    created_at: str
+    next_steps: list[str]
+
+
+class CompoundPreview(BaseModel):
+    id: str
+    name: str
+
+
+class MediaInfo(BaseModel):
+    media_id: str
+    media_name: str | None
+    description: str
+    num_compounds: int
+    media_type: Literal["minimal", "rich"]
+    compounds_preview: list[CompoundPreview]
+    created_at: str
+    is_predefined: bool
+
+
+class ListMediaResult(BaseModel):
+    success: Literal[True] = True
+    media: list[MediaInfo]
+    total_media: int
+    predefined_media: int
+    user_created_media: int
+    next_steps: list[str]
+
+
+class DeleteMediaResult(BaseModel):
+    success: Literal[True] = True
+    deleted_media_id: str
+    message: str
+
+
+# -- models --------------------------------------------------------------------------------------
+
+
+class ModelInfo(BaseModel):
+    model_id: str
+    model_name: str | None
+    state: Literal["draft", "gapfilled"]
+    num_reactions: int
+    num_metabolites: int
+    num_genes: int
+    template_used: str | None
+    created_at: str
+    derived_from: str | None
+
+
+class ListModelsResult(BaseModel):
+    success: Literal[True] = True
+    models: list[ModelInfo]
+    total_models: int
+    models_by_state: dict[str, int]
+    next_steps: list[str]
+
+
+class DeleteModelResult(BaseModel):
+    success: Literal[True] = True
+    deleted_model_id: str
+    message: str
+
+
+class Prediction(BaseModel):
+    id: int
+    kind: str = Field(description="fba, gapfill, ...")
+    media_id: str | None
+    created_at: str
+    summary: dict[str, Any]
+
+
+class GetModelResult(ModelInfo):
+    success: Literal[True] = True
+    source: str = Field(description="built, imported, gapfilled or revised")
+    num_exchange_reactions: int
+    compartments: list[str]
+    objective: list[str]
+    statistics: dict[str, Any]
+    genes_preview: list[str]
+    genes_truncated: bool
+    last_media_id: str | None
+    lineage: list[list[str | None]] = Field(description="[model_id, derived_from] pairs, newest first")
+    predictions: list[Prediction] | None = None
+    revisions: list[dict[str, Any]] | None = None
+
+
+class ImportModelResult(ModelInfo):
+    success: Literal[True] = True
+    format: Literal["sbml", "json"]
+    original_model_id: str
+    num_exchange_reactions: int
+    compartments: list[str]
+    objective: list[str]
+    next_steps: list[str]
+
+
+class ExportModelResult(BaseModel):
+    success: Literal[True] = True
+    model_id: str
+    file_path: str
+    format: Literal["sbml", "json"]
+    size_bytes: int
+
+
+# -- FBA -----------------------------------------------------------------------------------------
+
+
+class ExchangeFlux(BaseModel):
+    compound_id: str
+    compound_name: str
+    formula: str
+    flux: float = Field(description="< 0 uptake, > 0 secretion (mmol/gDW/h)")
+    reaction_id: str
+
+
+class TopFlux(BaseModel):
+    reaction_id: str
+    reaction_name: str
+    flux: float
+    direction: Literal["forward", "reverse"]
+
+
+class FbaResult(BaseModel):
+    success: Literal[True] = True
+    model_id: str
+    media_id: str
+    objective_reaction: str
+    objective_direction: Literal["max", "min"]
+    objective_value: float = Field(description="Optimum; growth rate in 1/h for a biomass objective")
+    status: Literal["optimal"]
+    solver_status: str
+    solver: str = Field(description="LP solver used (glpk, highs, ...)")
+    method: Literal["fba", "pfba"]
+    solve_time_ms: float
+    active_reactions: int
+    total_reactions: int
+    total_flux: float
+    fluxes: dict[str, float] = Field(description="Nonzero fluxes above flux_threshold, largest first (max 1000)")
+    fluxes_truncated: bool
+    uptake_fluxes: list[ExchangeFlux]
+    secretion_fluxes: list[ExchangeFlux]
+    summary: dict[str, int]
+    top_fluxes: list[TopFlux]
+    interpretation: dict[str, Any]
+    next_steps: list[str]
+    media_compounds_without_exchange: list[str]

@@ -1,0 +1,111 @@
+"""Reading and writing model files (SBML level 3 FBC, COBRApy JSON) and summarising models."""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import cobra
+from cobra.io import load_json_model, read_sbml_model, save_json_model, write_sbml_model
+
+from gem_flux_mcp.errors import LibraryError, ValidationError
+from gem_flux_mcp.fsutil import fsync_dir
+from gem_flux_mcp.modeling.media import exchange_reactions
+
+log = logging.getLogger(__name__)
+
+FORMATS = ("sbml", "json")
+_SUFFIX_FORMAT = {".xml": "sbml", ".sbml": "sbml", ".json": "json"}
+
+
+def detect_format(path: Path, requested: str | None) -> str:
+    if requested:
+        fmt = requested.strip().lower()
+        if fmt not in FORMATS:
+            raise ValidationError(
+                "UNSUPPORTED_FORMAT", f"Unknown model format '{requested}'; use 'sbml' or 'json'.",
+                details={"provided": requested, "valid_formats": list(FORMATS)},
+            )
+        return fmt
+    suffixes = [s.lower() for s in path.suffixes]
+    for suffix in reversed(suffixes):
+        if suffix in _SUFFIX_FORMAT:
+            return _SUFFIX_FORMAT[suffix]
+    raise ValidationError(
+        "UNSUPPORTED_FORMAT",
+        f"Cannot tell the format of '{path.name}' from its extension; pass format='sbml' or 'json'.",
+        details={"path": str(path), "valid_formats": list(FORMATS), "known_extensions": sorted(_SUFFIX_FORMAT)},
+    )
+
+
+def read_model(path: Path, fmt: str) -> cobra.Model:
+    """Load an SBML or COBRApy JSON model; any parse failure becomes MODEL_PARSE_ERROR."""
+    try:
+        model = read_sbml_model(str(path)) if fmt == "sbml" else load_json_model(str(path))
+    except Exception as exc:  # libsbml and json raise many kinds of errors
+        raise ValidationError(
+            "MODEL_PARSE_ERROR",
+            f"Could not read {path.name} as {fmt.upper()}: {type(exc).__name__}: {str(exc)[:300]}",
+            details={"path": str(path), "format": fmt},
+            suggestions=["Check that the file is a valid SBML (level 2/3, FBC) or COBRApy JSON model."],
+        ) from exc
+    if len(model.reactions) == 0:
+        raise ValidationError("MODEL_EMPTY", f"{path.name} contains no reactions.", details={"path": str(path)})
+    return model
+
+
+def write_model(model: cobra.Model, path: Path, fmt: str) -> int:
+    """Write atomically: a temp file beside the target, then rename. Returns the size in bytes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        if fmt == "sbml":
+            write_sbml_model(model, str(tmp))
+        else:
+            save_json_model(model, str(tmp))
+        with tmp.open("rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+        fsync_dir(path.parent)
+    except Exception as exc:
+        tmp.unlink(missing_ok=True)
+        raise LibraryError(
+            "MODEL_EXPORT_ERROR", f"Could not write the model as {fmt.upper()}: {str(exc)[:300]}",
+            details={"path": str(path), "format": fmt},
+        ) from exc
+    return path.stat().st_size
+
+
+def summarize(model: cobra.Model) -> dict[str, Any]:
+    """Counts and structure used by build/import/get_model responses."""
+    reactions_by_compartment: Counter[str] = Counter()
+    transport = reversible = 0
+    for reaction in model.reactions:
+        compartments = {m.compartment for m in reaction.metabolites}
+        if len(compartments) > 1:
+            transport += 1
+        reactions_by_compartment[next(iter(compartments)) if len(compartments) == 1 else "multi"] += 1
+        if reaction.lower_bound < 0 < reaction.upper_bound:
+            reversible += 1
+    objective = [r.id for r in model.reactions if r.objective_coefficient != 0]
+    return {
+        "num_reactions": len(model.reactions),
+        "num_metabolites": len(model.metabolites),
+        "num_genes": len(model.genes),
+        "num_exchange_reactions": len(exchange_reactions(model)),
+        "compartments": sorted(model.compartments),
+        "objective": objective,
+        "statistics": {
+            "reactions_by_compartment": dict(sorted(reactions_by_compartment.items())),
+            "metabolites_by_compartment": dict(sorted(Counter(m.compartment for m in model.metabolites).items())),
+            "reversible_reactions": reversible,
+            "irreversible_reactions": len(model.reactions) - reversible,
+            "transport_reactions": transport,
+        },
+    }

@@ -1,0 +1,726 @@
+"""The persistent store: models (rows + JSON files), media, results, and a bounded model cache.
+
+Layout under the state folder:
+
+    gemflux.sqlite                     rows (see db.py)
+    store.lock                         advisory lock: tells whether another process has the store open
+    models/<workspace>/<uuid4>.json    one COBRApy JSON file per stored model
+
+Crash safety: a model file is written atomically (temp file, fsync, rename, fsync dir) *before*
+its row is inserted, and deleted only *after* its row is gone, so a crash at any moment leaves at
+worst an unreferenced file, never a listed model without its file. Unreferenced files and leftover
+temp files are removed when a Store opens while no other process has the state folder open.
+
+Model ids (CONTRACTS §13):
+    auto        model_<YYYYMMDD>_<HHMMSS>_<6 [a-z0-9]>.<state>  (local time)
+    user name   <name>.<state>; name matches ^[A-Za-z0-9_-]{1,64}$ and may not start with `model_`
+    derived     <parent>.gf (gapfill of `X.draft` -> `X.draft.gf`, of `X` -> `X.gf`); when that id
+                is taken: <parent>.gf.v2, <parent>.gf.v3, ... (see `derived_model_id`). The `.gf`
+                stays in the id, so the state read off the id stays "gapfilled".
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import logging
+import math
+import os
+import re
+import secrets
+import string
+import sys
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import cobra
+from cobra.util.solver import linear_reaction_coefficients
+
+from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
+from gem_flux_mcp.fsutil import atomic_write_bytes
+from gem_flux_mcp.modeling.media import exchange_reactions
+from gem_flux_mcp.store.db import DB_FILE_NAME, Database
+from gem_flux_mcp.store.rows import MODEL_SOURCES, MediaRow, ModelRow, ResultRow, model_state, utc_now
+
+__all__ = ["MODEL_BYTES_PER_JSON_BYTE", "MediaRow", "ModelRow", "ResultRow", "Store", "derived_model_id"]
+
+log = logging.getLogger(__name__)
+
+# Estimated resident size of a loaded COBRApy model per byte of its JSON file: the reference
+# measured peak RAM ~25x the JSON size on import (CONTRACTS §19, spec 011). Rough, but it scales
+# with model size, which is all the cache budget needs.
+MODEL_BYTES_PER_JSON_BYTE = 25
+
+MODELS_DIR = "models"
+LOCK_FILE = "store.lock"
+_MAX_LISTED_IDS = 50  # ids quoted in not-found errors
+
+_RANDOM_ALPHABET = string.ascii_lowercase + string.digits
+_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_SUFFIX_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+_MODEL_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}(?:\.[A-Za-z0-9_-]{1,32}){0,32}$")
+_MEDIA_ID_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
+# Workspaces name a folder under models/, so no separators, no leading dot.
+_WORKSPACE_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
+_KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+_MODEL_FILE_RE = re.compile(r"^[0-9a-f]{32}\.json$")
+_STATE_SUFFIX = {"draft": "draft", "gapfilled": "gf", "gf": "gf"}
+RESERVED_PREFIX = "model_"
+MAX_RESULTS_LIMIT = 1000
+
+
+@dataclass
+class _CacheEntry:
+    key: tuple[str, str]
+    file_name: str
+    file_sha256: str
+    estimated_bytes: int
+    # Reentrant so a thread that already holds a model may check it out again without deadlock.
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    model: cobra.Model | None = None
+    in_use: int = 0  # threads inside checkout (holding or waiting): never evicted while > 0
+    last_used: float = field(default_factory=time.monotonic)
+
+
+class Store:
+    """Workspaces, models, media and results, persisted under `state_dir`; thread-safe."""
+
+    def __init__(
+        self,
+        state_dir: Path,
+        *,
+        cache_max_models: int = 16,
+        cache_max_bytes: int = 1_500_000_000,
+        idle_seconds: float = 900.0,
+    ) -> None:
+        if cache_max_models < 0 or cache_max_bytes < 0 or idle_seconds < 0:
+            raise ValidationError(
+                "INVALID_CACHE_SETTINGS",
+                "Cache limits must be zero or positive.",
+                details={
+                    "cache_max_models": cache_max_models,
+                    "cache_max_bytes": cache_max_bytes,
+                    "idle_seconds": idle_seconds,
+                },
+            )
+        self.state_dir = Path(state_dir)
+        self.models_dir = self.state_dir / MODELS_DIR
+        self.cache_max_models = cache_max_models
+        self.cache_max_bytes = cache_max_bytes
+        self.idle_seconds = idle_seconds
+        self._cache: OrderedDict[tuple[str, str], _CacheEntry] = OrderedDict()  # LRU first
+        self._cache_lock = threading.Lock()
+        self._hits = self._misses = self._evictions = 0
+        self._lock_fd: int | None = None
+        self.db = Database(self.state_dir / DB_FILE_NAME)
+        try:
+            self.models_dir.mkdir(parents=True, exist_ok=True)
+            self._lock_fd, alone = _acquire_process_lock(self.state_dir / LOCK_FILE)
+            if alone:
+                # Only when no other process has the store open: one of them could be between
+                # writing a model file and inserting its row.
+                self.cleanup_orphans()
+            _share_process_lock(self._lock_fd)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Close the database and drop the cache. Idempotent."""
+        self.db.close()
+        with self._cache_lock:
+            self._cache.clear()
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # releases the advisory lock
+            self._lock_fd = None
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- models: ids
+
+    def new_model_id(self, workspace: str, base: str | None, state: str) -> str:
+        """A free id: `model_<YYYYMMDD>_<HHMMSS>_<xxxxxx>.<state>` without a base, else `<base>.<state>`.
+
+        `state` is "draft" (suffix `.draft`) or "gapfilled"/"gf" (suffix `.gf`, so the id reads as
+        gapfilled). A base already used by any model in the workspace (`<base>.…`) is refused
+        with DUPLICATE_NAME. The id is only reserved by `add_model`; a concurrent caller that takes
+        it first makes `add_model` raise MODEL_ID_EXISTS.
+        """
+        _check_workspace(workspace)
+        suffix = _STATE_SUFFIX.get(state)
+        if suffix is None:
+            raise ValidationError(
+                "INVALID_STATE",
+                f"Unknown model state '{state}'.",
+                details={"provided": state, "valid_values": sorted(_STATE_SUFFIX)},
+            )
+        if base is None:
+            for _ in range(100):
+                stamp = datetime.now().strftime("%Y%m%d_%H%M%S")
+                candidate_base = f"{RESERVED_PREFIX}{stamp}_{_random_token()}"
+                if not self.db.model_ids_with_prefix(workspace, candidate_base + "."):
+                    return f"{candidate_base}.{suffix}"
+            raise DatabaseError("ID_EXHAUSTED", "Could not find a free automatic model id after 100 tries.")
+        _check_model_name(base)
+        taken = [m for m in self.db.model_ids_with_prefix(workspace, base) if m == base or m.startswith(base + ".")]
+        if taken:
+            raise ValidationError(
+                "DUPLICATE_NAME",
+                f"A model named '{base}' already exists in this workspace ('{taken[0]}').",
+                details={"name": base, "existing_model_id": taken[0], "existing_model_ids": taken[:_MAX_LISTED_IDS]},
+                suggestions=[
+                    f"Choose another model_name (e.g. '{base}_2'), or omit it to get an automatic id.",
+                    f"Or delete the existing model first with delete_model(model_id='{taken[0]}').",
+                ],
+                valid_next_steps=["list_models", "delete_model"],
+            )
+        return f"{base}.{suffix}"
+
+    # ---- models: rows and files
+
+    def add_model(
+        self,
+        workspace: str,
+        model_id: str,
+        model: cobra.Model,
+        *,
+        model_name: str | None,
+        source: str,
+        template: str | None,
+        derived_from: str | None,
+        extra: dict[str, Any] | None = None,
+    ) -> ModelRow:
+        """Store `model` under `model_id`: file first (atomically), then the row in one transaction.
+
+        The caller keeps ownership of `model`; the store keeps the serialized copy (it is not put
+        into the cache, so later changes by the caller cannot leak into stored state).
+        """
+        _check_workspace(workspace)
+        _check_model_id(model_id)
+        if source not in MODEL_SOURCES:
+            raise ValidationError(
+                "INVALID_SOURCE",
+                f"Unknown model source '{source}'.",
+                details={"provided": source, "valid_values": list(MODEL_SOURCES)},
+            )
+        extra_json = _to_json(extra or {}, "extra")
+        if self.db.model_exists(workspace, model_id):
+            raise self._model_id_exists(workspace, model_id)
+        stats = _model_stats(model)
+        try:
+            data = cobra.io.to_json(model).encode("utf-8")
+        except Exception as exc:  # cobra/json raise many kinds
+            raise DatabaseError(
+                "MODEL_SAVE_FAILED",
+                f"Could not serialize model '{model_id}' to COBRApy JSON: {type(exc).__name__}: {str(exc)[:300]}",
+                details={"model_id": model_id},
+            ) from exc
+        file_name = f"{uuid.uuid4().hex}.json"
+        path = self.models_dir / workspace / file_name
+        try:
+            atomic_write_bytes(path, data)
+        except OSError as exc:
+            raise DatabaseError(
+                "MODEL_SAVE_FAILED",
+                f"Could not write the file of model '{model_id}': {exc}",
+                details={"model_id": model_id, "path": str(path)},
+                suggestions=["Check free disk space and permissions of the state folder."],
+            ) from exc
+        row = ModelRow(
+            workspace=workspace,
+            model_id=model_id,
+            model_name=model_name,
+            state=model_state(model_id),
+            source=source,
+            template=template,
+            compartments=stats.pop("compartments"),
+            objective=stats.pop("objective"),
+            derived_from=derived_from,
+            created_at=utc_now(),
+            file_size=len(data),
+            file_sha256=hashlib.sha256(data).hexdigest(),
+            last_media_id=None,
+            extra=json.loads(extra_json),
+            **stats,
+        )
+        try:
+            inserted = self.db.insert_model(row, file_name)
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+        if not inserted:  # lost a race for the id between the check above and the insert
+            path.unlink(missing_ok=True)
+            raise self._model_id_exists(workspace, model_id)
+        return row
+
+    def get_model_row(self, workspace: str, model_id: str) -> ModelRow:
+        _check_workspace(workspace)
+        found = self.db.get_model(workspace, model_id)
+        if found is None:
+            raise self._model_not_found(workspace, model_id)
+        return found[0]
+
+    def list_models(self, workspace: str) -> list[ModelRow]:
+        """All models of the workspace, oldest first. Pure SQL: no model file is read."""
+        _check_workspace(workspace)
+        return self.db.list_models(workspace)
+
+    def delete_model(self, workspace: str, model_id: str) -> ModelRow:
+        """Delete the row and its results (one transaction), then the file; returns the deleted row."""
+        _check_workspace(workspace)
+        deleted = self.db.delete_model(workspace, model_id)
+        if deleted is None:
+            raise self._model_not_found(workspace, model_id)
+        row, file_name = deleted
+        with self._cache_lock:
+            # A thread inside checkout keeps its object; the entry just leaves the cache.
+            self._cache.pop((workspace, model_id), None)
+        try:
+            (self.models_dir / workspace / file_name).unlink(missing_ok=True)
+        except OSError as exc:  # the row is gone; the orphan file is removed at the next open
+            log.warning("could not delete model file %s: %s", file_name, exc)
+        return row
+
+    def set_last_media(self, workspace: str, model_id: str, media_id: str) -> None:
+        _check_workspace(workspace)
+        if not self.db.set_last_media(workspace, model_id, media_id):
+            raise self._model_not_found(workspace, model_id)
+
+    # ---- models: loading through the cache
+
+    def checkout(self, workspace: str, model_id: str) -> AbstractContextManager[cobra.Model]:
+        """`with store.checkout(ws, id) as model:` yields the cached COBRApy model.
+
+        The model's lock is held for the whole block, so other threads wait for it. The object is
+        shared with later checkouts: make temporary changes inside `with model:` (COBRApy reverts
+        them on exit); to keep changes, `add_model` a copy under a new id.
+        """
+        _check_workspace(workspace)
+        return self._checkout(workspace, model_id)
+
+    @contextmanager
+    def _checkout(self, workspace: str, model_id: str) -> Iterator[cobra.Model]:
+        found = self.db.get_model(workspace, model_id)
+        if found is None:
+            raise self._model_not_found(workspace, model_id)
+        row, file_name = found
+        key = (workspace, model_id)
+        with self._cache_lock:
+            entry = self._cache.get(key)
+            if entry is None or entry.file_name != file_name:  # new, or deleted and re-added
+                entry = _CacheEntry(key, file_name, row.file_sha256, MODEL_BYTES_PER_JSON_BYTE * row.file_size)
+                self._cache[key] = entry
+            self._cache.move_to_end(key)
+            entry.in_use += 1
+        try:
+            with entry.lock:
+                if entry.model is None:
+                    entry.model = self._load_model_file(row, file_name)
+                    with self._cache_lock:
+                        self._misses += 1
+                else:
+                    with self._cache_lock:
+                        self._hits += 1
+                yield entry.model
+        finally:
+            with self._cache_lock:
+                entry.in_use -= 1
+                entry.last_used = time.monotonic()
+                if entry.model is None and entry.in_use == 0 and self._cache.get(key) is entry:
+                    del self._cache[key]  # load failed: do not keep an empty slot
+                self._enforce_bounds_locked()
+
+    def _load_model_file(self, row: ModelRow, file_name: str) -> cobra.Model:
+        path = self.models_dir / row.workspace / file_name
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError as exc:
+            current = self.db.get_model(row.workspace, row.model_id)
+            if current is None:  # deleted meanwhile
+                raise self._model_not_found(row.workspace, row.model_id) from exc
+            if current[1] != file_name:  # deleted and re-added meanwhile
+                raise DatabaseError(
+                    "MODEL_CHANGED", f"Model '{row.model_id}' was replaced while it was being loaded.",
+                    details={"model_id": row.model_id}, suggestions=["Retry the call."],
+                ) from exc
+            raise self._corrupt(row, path, "the model file is missing") from exc
+        except OSError as exc:
+            raise self._corrupt(row, path, f"the model file cannot be read: {exc}") from exc
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != row.file_sha256:
+            raise self._corrupt(row, path, f"sha256 {digest} does not match the recorded {row.file_sha256}")
+        try:
+            return cobra.io.from_json(data.decode("utf-8"))
+        except Exception as exc:  # checksum matched, so this would be a writer bug
+            raise self._corrupt(row, path, f"{type(exc).__name__}: {str(exc)[:300]}") from exc
+
+    def _enforce_bounds_locked(self) -> None:
+        """Evict least-recently-used idle entries until both bounds hold (in-use ones are skipped)."""
+        while len(self._cache) > self.cache_max_models or self._cache_bytes_locked() > self.cache_max_bytes:
+            victim = next((k for k, e in self._cache.items() if e.in_use == 0), None)
+            if victim is None:
+                return
+            del self._cache[victim]
+            self._evictions += 1
+
+    def _cache_bytes_locked(self) -> int:
+        return sum(e.estimated_bytes for e in self._cache.values())
+
+    def evict_idle(self, now: float | None = None) -> int:
+        """Drop cache entries unused for more than `idle_seconds`; returns how many.
+
+        `now` is on the `time.monotonic()` clock (default: the current value). Call it from a timer;
+        stored models are never affected, they are reloaded on the next checkout.
+        """
+        now = time.monotonic() if now is None else now
+        with self._cache_lock:
+            idle = [k for k, e in self._cache.items() if e.in_use == 0 and now - e.last_used > self.idle_seconds]
+            for key in idle:
+                del self._cache[key]
+            self._evictions += len(idle)
+        if idle:
+            log.debug("evicted %d idle model(s) from the cache", len(idle))
+        return len(idle)
+
+    def cache_stats(self) -> dict[str, Any]:
+        with self._cache_lock:
+            return {
+                "entries": len(self._cache),
+                "loaded": sum(1 for e in self._cache.values() if e.model is not None),
+                "in_use": sum(1 for e in self._cache.values() if e.in_use > 0),
+                "estimated_bytes": self._cache_bytes_locked(),
+                "hits": self._hits,
+                "misses": self._misses,
+                "evictions": self._evictions,
+                "max_models": self.cache_max_models,
+                "max_bytes": self.cache_max_bytes,
+                "idle_seconds": self.idle_seconds,
+            }
+
+    def cached_model_ids(self, workspace: str) -> list[str]:
+        """Ids of the workspace's models currently in the cache, least recently used first."""
+        with self._cache_lock:
+            return [mid for (ws, mid) in self._cache if ws == workspace]
+
+    # ---- media
+
+    def add_media(self, row: MediaRow) -> MediaRow:
+        """Store a medium; DUPLICATE_NAME if the id exists. An empty `created_at` is set to now."""
+        _check_workspace(row.workspace)
+        _check_media_id(row.media_id)
+        compounds: dict[str, tuple[float, float]] = {}
+        for cpd, bounds in row.compounds.items():
+            if not isinstance(cpd, str) or not cpd:
+                raise ValidationError("INVALID_MEDIA", "Compound ids must be non-empty strings.",
+                                      details={"compound": repr(cpd)})
+            try:
+                lower, upper = (float(bounds[0]), float(bounds[1]))
+            except (TypeError, ValueError, IndexError) as exc:
+                raise ValidationError(
+                    "INVALID_MEDIA", f"Bounds of {cpd} must be a pair of numbers (lower, upper).",
+                    details={"compound": cpd, "bounds": repr(bounds)},
+                ) from exc
+            if not (math.isfinite(lower) and math.isfinite(upper)) or lower > upper:
+                raise ValidationError(
+                    "INVALID_MEDIA", f"Bounds of {cpd} must be finite with lower <= upper.",
+                    details={"compound": cpd, "lower": lower, "upper": upper},
+                )
+            compounds[cpd] = (lower, upper)
+        if row.default_uptake is not None and not math.isfinite(row.default_uptake):
+            raise ValidationError("INVALID_MEDIA", "default_uptake must be a finite number.",
+                                  details={"default_uptake": row.default_uptake})
+        stored = replace(row, compounds=compounds, created_at=row.created_at or utc_now())
+        if not self.db.insert_media(stored):
+            raise ValidationError(
+                "DUPLICATE_NAME",
+                f"A medium named '{row.media_id}' already exists in this workspace.",
+                details={"name": row.media_id, "existing_media_id": row.media_id},
+                suggestions=[
+                    f"Choose another media name (e.g. '{row.media_id}_2'), or omit it to get an automatic id.",
+                    f"Or delete the existing medium first with delete_media(media_id='{row.media_id}').",
+                ],
+                valid_next_steps=["list_media", "delete_media"],
+            )
+        return stored
+
+    def get_media(self, workspace: str, media_id: str) -> MediaRow:
+        _check_workspace(workspace)
+        found = self.db.get_media(workspace, media_id)
+        if found is None:
+            raise self._media_not_found(workspace, media_id)
+        return found
+
+    def list_media(self, workspace: str) -> list[MediaRow]:
+        """All media of the workspace, oldest first."""
+        _check_workspace(workspace)
+        return self.db.list_media(workspace)
+
+    def delete_media(self, workspace: str, media_id: str) -> MediaRow:
+        _check_workspace(workspace)
+        deleted = self.db.delete_media(workspace, media_id)
+        if deleted is None:
+            raise self._media_not_found(workspace, media_id)
+        return deleted
+
+    def new_media_id(self, workspace: str) -> str:
+        """A free `media_<YYYYMMDD>_<HHMMSS>_<xxxxxx>` (local time; CONTRACTS §14)."""
+        _check_workspace(workspace)
+        for _ in range(100):
+            candidate = f"media_{datetime.now().strftime('%Y%m%d_%H%M%S')}_{_random_token()}"
+            if not self.db.media_exists(workspace, candidate):
+                return candidate
+        raise DatabaseError("ID_EXHAUSTED", "Could not find a free automatic media id after 100 tries.")
+
+    # ---- results
+
+    def add_result(
+        self, workspace: str, model_id: str, kind: str, media_id: str | None, summary: dict[str, Any]
+    ) -> ResultRow:
+        """Record a result (an FBA, a gapfill, ...) against a stored model."""
+        _check_workspace(workspace)
+        if not _KIND_RE.match(kind):
+            raise ValidationError(
+                "INVALID_RESULT_KIND", f"Result kind '{kind}' must match {_KIND_RE.pattern}.",
+                details={"provided": kind, "examples": ["fba", "gapfill", "revision"]},
+            )
+        result = self.db.insert_result(workspace, model_id, kind, media_id, _to_json(summary, "summary"))
+        if result is None:
+            raise self._model_not_found(workspace, model_id)
+        return result
+
+    def list_results(self, workspace: str, model_id: str, limit: int = 20) -> list[ResultRow]:
+        """Newest first; an unknown model simply has no results."""
+        _check_workspace(workspace)
+        if not 1 <= limit <= MAX_RESULTS_LIMIT:
+            raise ValidationError(
+                "INVALID_LIMIT", f"limit must be between 1 and {MAX_RESULTS_LIMIT}.",
+                details={"provided": limit, "min": 1, "max": MAX_RESULTS_LIMIT},
+            )
+        return self.db.list_results(workspace, model_id, limit)
+
+    # ---- housekeeping
+
+    def cleanup_orphans(self) -> int:
+        """Delete model files no row references and leftover temp files; returns how many.
+
+        Only safe while no other process writes to this state folder (`__init__` checks that).
+        """
+        referenced = self.db.referenced_files()
+        removed = 0
+        for folder in sorted(p for p in self.models_dir.iterdir() if p.is_dir()):
+            for path in folder.iterdir():
+                name = path.name
+                temp = name.startswith(".") and name.endswith(".tmp")  # fsutil's temp-file pattern
+                orphan = bool(_MODEL_FILE_RE.match(name)) and (folder.name, name) not in referenced
+                if (temp or orphan) and path.is_file():
+                    try:
+                        path.unlink()
+                        removed += 1
+                    except OSError as exc:
+                        log.warning("could not remove orphan file %s: %s", path, exc)
+        if removed:
+            log.info("state store: removed %d orphan/temp model file(s) under %s", removed, self.models_dir)
+        else:
+            log.debug("state store: no orphan model files under %s", self.models_dir)
+        return removed
+
+    # ---- errors
+
+    def _model_not_found(self, workspace: str, model_id: str) -> NotFoundError:
+        ids, total = self.db.model_ids(workspace, _MAX_LISTED_IDS)
+        suggestions = ["Call list_models to see the model ids of this workspace."]
+        close = difflib.get_close_matches(model_id, ids, n=3, cutoff=0.6)
+        if close:
+            suggestions.insert(0, f"Did you mean {', '.join(repr(c) for c in close)}?")
+        suggestions.append("Model ids are case-sensitive and include the state suffix, e.g. 'E_coli.draft.gf'.")
+        return NotFoundError(
+            "MODEL_NOT_FOUND",
+            f"Model '{model_id}' does not exist in this workspace.",
+            details={"model_id": model_id, "available_models": ids, "num_available": total},
+            suggestions=suggestions,
+            valid_next_steps=["list_models", "build_model", "import_model"],
+            example_call={"tool": "list_models", "arguments": {}},
+        )
+
+    def _model_id_exists(self, workspace: str, model_id: str) -> ValidationError:
+        return ValidationError(
+            "MODEL_ID_EXISTS",
+            f"A model with id '{model_id}' already exists in this workspace.",
+            details={"model_id": model_id, "workspace": workspace},
+            suggestions=[
+                "Use a different model name, or delete the existing model first with delete_model.",
+            ],
+            valid_next_steps=["list_models", "delete_model"],
+        )
+
+    def _media_not_found(self, workspace: str, media_id: str) -> NotFoundError:
+        ids, total = self.db.media_ids(workspace, _MAX_LISTED_IDS)
+        suggestions = ["Call list_media to see the media of this workspace (predefined media included)."]
+        close = difflib.get_close_matches(media_id, ids, n=3, cutoff=0.6)
+        if close:
+            suggestions.insert(0, f"Did you mean {', '.join(repr(c) for c in close)}?")
+        return NotFoundError(
+            "MEDIA_NOT_FOUND",
+            f"Medium '{media_id}' does not exist in this workspace.",
+            details={"media_id": media_id, "available_media": ids, "num_available": total},
+            suggestions=suggestions,
+            valid_next_steps=["list_media", "build_media"],
+            example_call={"tool": "list_media", "arguments": {}},
+        )
+
+    @staticmethod
+    def _corrupt(row: ModelRow, path: Path, reason: str) -> DatabaseError:
+        return DatabaseError(
+            "MODEL_FILE_CORRUPT",
+            f"The stored file of model '{row.model_id}' is damaged: {reason}.",
+            details={"model_id": row.model_id, "path": str(path), "reason": reason},
+            suggestions=[
+                "The model cannot be loaded. Delete it with delete_model and rebuild or re-import it.",
+            ],
+            valid_next_steps=["delete_model", "build_model", "import_model"],
+            example_call={"tool": "delete_model", "arguments": {"model_id": row.model_id}},
+        )
+
+
+def derived_model_id(store: Store, workspace: str, parent_id: str, suffix: str = "gf") -> str:
+    """The id for a model derived from `parent_id`: `<parent>.<suffix>`, else `.v2`, `.v3`, ...
+
+    Gapfilling `X.draft` gives `X.draft.gf`; gapfilling `X` gives `X.gf` (CONTRACTS §13). A second
+    gapfill of the same parent (e.g. on another medium) gives `X.draft.gf.v2`, then `.v3`: the
+    `.gf` stays in the id, so the state read off the id stays "gapfilled". With another suffix
+    (e.g. "rev" for revisions) the state is inherited from the parent's id.
+    """
+    _check_workspace(workspace)
+    _check_model_id(parent_id)
+    if not _SUFFIX_RE.match(suffix):
+        raise ValidationError(
+            "INVALID_SUFFIX", f"Suffix '{suffix}' must match {_SUFFIX_RE.pattern}.", details={"provided": suffix}
+        )
+    base = f"{parent_id}.{suffix}"
+    taken = set(store.db.model_ids_with_prefix(workspace, base))
+    if base not in taken:
+        return base
+    version = 2
+    while f"{base}.v{version}" in taken:
+        version += 1
+    return f"{base}.v{version}"
+
+
+# ---- helpers
+
+
+def _random_token() -> str:
+    return "".join(secrets.choice(_RANDOM_ALPHABET) for _ in range(6))
+
+
+def _model_stats(model: cobra.Model) -> dict[str, Any]:
+    exchanges = {r.id for r in exchange_reactions(model)} | {r.id for r in model.reactions if r.id.startswith("EX_")}
+    # One pass over the objective expression (Reaction.objective_coefficient recomputes it per call).
+    coefficients = linear_reaction_coefficients(model)
+    objective = [r.id for r in model.reactions if coefficients.get(r, 0) != 0]
+    return {
+        "num_reactions": len(model.reactions),
+        "num_metabolites": len(model.metabolites),
+        "num_genes": len(model.genes),
+        "num_exchanges": len(exchanges),
+        "compartments": sorted(model.compartments),
+        "objective": ",".join(objective) or None,
+    }
+
+
+def _to_json(value: dict[str, Any], what: str) -> str:
+    if not isinstance(value, dict):
+        raise ValidationError("INVALID_JSON", f"{what} must be a dict.", details={"type": type(value).__name__})
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(
+            "INVALID_JSON", f"{what} is not JSON-serializable: {exc}", details={"field": what}
+        ) from exc
+
+
+def _check_workspace(workspace: str) -> None:
+    if not isinstance(workspace, str) or not _WORKSPACE_RE.match(workspace):
+        raise ValidationError(
+            "INVALID_WORKSPACE",
+            f"Workspace id {workspace!r} is not valid.",
+            details={"provided": repr(workspace), "pattern": _WORKSPACE_RE.pattern},
+        )
+
+
+def _check_model_name(name: str) -> None:
+    if not isinstance(name, str) or not _NAME_RE.match(name) or name.startswith(RESERVED_PREFIX):
+        reserved = isinstance(name, str) and name.startswith(RESERVED_PREFIX)
+        raise ValidationError(
+            "INVALID_MODEL_NAME",
+            (
+                f"Model name '{name}' starts with the reserved prefix '{RESERVED_PREFIX}' (used for automatic ids)."
+                if reserved
+                else f"Model name {name!r} is not valid: use 1-64 letters, digits, '_' or '-' (no dots or spaces)."
+            ),
+            details={"provided": name, "pattern": _NAME_RE.pattern, "reserved_prefix": RESERVED_PREFIX},
+            suggestions=[
+                "Use a name such as 'E_coli_K12' or 'strain-42'; the state suffix (.draft) is added for you.",
+                "Or omit model_name to get an automatic id.",
+            ],
+            example_call={"tool": "build_model", "arguments": {"model_name": "E_coli_K12"}},
+        )
+
+
+def _check_model_id(model_id: str) -> None:
+    if not isinstance(model_id, str) or not _MODEL_ID_RE.match(model_id):
+        raise ValidationError(
+            "INVALID_MODEL_ID",
+            f"Model id {model_id!r} is not valid.",
+            details={"provided": repr(model_id), "pattern": _MODEL_ID_RE.pattern},
+            suggestions=["Call list_models to see valid model ids."],
+        )
+
+
+def _check_media_id(media_id: str) -> None:
+    if not isinstance(media_id, str) or not _MEDIA_ID_RE.match(media_id):
+        raise ValidationError(
+            "INVALID_MEDIA_NAME",
+            f"Media id {media_id!r} is not valid: use 1-128 letters, digits, '_', '-' or '.'.",
+            details={"provided": repr(media_id), "pattern": _MEDIA_ID_RE.pattern},
+            suggestions=["Use a name such as 'glucose_minimal', or omit it to get an automatic id."],
+        )
+
+
+# ---- cross-process advisory lock (POSIX flock; released by the kernel when a process dies)
+
+
+def _acquire_process_lock(path: Path) -> tuple[int | None, bool]:
+    """Open the lock file; returns (fd, alone) where alone = no other process holds it."""
+    if sys.platform == "win32":  # no flock: assume one process per state folder
+        return None, True
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return fd, False
+    return fd, True
+
+
+def _share_process_lock(fd: int | None) -> None:
+    """Hold a shared lock for the Store's lifetime (waits while another process cleans up)."""
+    if fd is None or sys.platform == "win32":
+        return
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_SH)

@@ -1,0 +1,311 @@
+"""What the session tools do, on one workspace: media, models, FBA, with persistence.
+
+Each method validates, calls the modeling library and the store, and returns the tool's payload.
+The MCP wrappers only pick the workspace and check user paths.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gem_flux_mcp.data.biochem import BiochemIndex
+from gem_flux_mcp.data.media_library import PREDEFINED_CREATED_AT, PredefinedMedium
+from gem_flux_mcp.errors import NotFoundError, ValidationError
+from gem_flux_mcp.modeling import fba, media, model_io
+from gem_flux_mcp.store.rows import MediaRow, ModelRow
+from gem_flux_mcp.store.store import Store
+
+log = logging.getLogger(__name__)
+
+FILTER_STATES = ("all", "draft", "gapfilled")
+_MEDIA_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_MAX_PREVIEW = 3
+
+
+@dataclass
+class Workspace:
+    store: Store
+    workspace_id: str
+    biochem: BiochemIndex
+    media_library: dict[str, PredefinedMedium]
+
+    # -- media ------------------------------------------------------------------------------------
+
+    def build_media(self, compounds: object, default_uptake: object = 100.0, custom_bounds: object = None,
+                    media_name: object = None, description: object = None) -> dict[str, Any]:
+        medium = media.validate_media_request(compounds, default_uptake, custom_bounds,
+                                              self.biochem.existing_compound_ids)
+        if media_name is not None:
+            if not isinstance(media_name, str) or not _MEDIA_NAME.match(media_name) or media_name.startswith("media_"):
+                raise ValidationError(
+                    "INVALID_MEDIA_NAME",
+                    "media_name must be 1-64 letters, digits, '_' or '-', and must not start with 'media_'.",
+                    details={"provided": media_name if isinstance(media_name, str) else repr(media_name)},
+                    suggestions=["Use a name such as 'glucose_m9_aerobic', or omit it for an automatic id."],
+                )
+            if media_name in self.media_library:
+                raise ValidationError(
+                    "DUPLICATE_NAME", f"'{media_name}' is a predefined medium; choose another name.",
+                    details={"name": media_name, "predefined_media": sorted(self.media_library)},
+                )
+            media_id = media_name
+        else:
+            media_id = self.store.new_media_id(self.workspace_id)
+        row = self.store.add_media(MediaRow(
+            workspace=self.workspace_id, media_id=media_id, media_name=media_name if media_name else None,
+            compounds=medium, default_uptake=float(default_uptake),  # type: ignore[arg-type]
+            created_at="", description=description if isinstance(description, str) else None,
+        ))
+        info = self.biochem.compound_names(medium)
+        custom = len(custom_bounds) if isinstance(custom_bounds, dict) else 0
+        return {
+            "success": True,
+            "media_id": row.media_id,
+            "media_name": row.media_name,
+            "compounds": [{"id": c, "name": info[c][0], "formula": info[c][1], "bounds": list(b)}
+                          for c, b in medium.items()],
+            "num_compounds": len(medium),
+            "media_type": media.media_type(len(medium)),
+            "default_uptake_rate": float(default_uptake),  # type: ignore[arg-type]
+            "custom_bounds_applied": custom,
+            "created_at": row.created_at,
+            "next_steps": [f"Run FBA: run_fba(model_id=..., media_id='{row.media_id}').",
+                           f"Gapfill a draft on it: gapfill_model(model_id=..., media_id='{row.media_id}')."],
+        }
+
+    def medium(self, media_id: object) -> tuple[str, dict[str, tuple[float, float]]]:
+        if not isinstance(media_id, str) or not media_id.strip():
+            raise ValidationError("INVALID_MEDIA_ID", "media_id must be a non-empty string.",
+                                  details={"provided": repr(media_id)[:40]},
+                                  suggestions=["Call list_media to see the available media."],
+                                  valid_next_steps=["list_media"])
+        key = media_id.strip()
+        if key in self.media_library:
+            return key, self.media_library[key].compounds
+        try:
+            return key, self.store.get_media(self.workspace_id, key).compounds
+        except NotFoundError as exc:
+            exc.details["predefined_media"] = sorted(self.media_library)
+            raise
+
+    def list_media(self) -> dict[str, Any]:
+        entries: list[dict[str, Any]] = []
+        for medium in self.media_library.values():
+            entries.append(self._media_info(medium.media_id, medium.media_id, medium.compounds,
+                                            PREDEFINED_CREATED_AT, True, medium.description))
+        user = self.store.list_media(self.workspace_id)
+        for row in user:
+            entries.append(self._media_info(row.media_id, row.media_name, row.compounds, row.created_at, False,
+                                            row.description or ""))
+        entries.sort(key=lambda e: (e["created_at"], e["media_id"]))
+        return {
+            "success": True,
+            "media": entries,
+            "total_media": len(entries),
+            "predefined_media": len(self.media_library),
+            "user_created_media": len(user),
+            "next_steps": ["Create a medium with build_media(compounds=[...]).",
+                           "Use a media_id with run_fba or gapfill_model."],
+        }
+
+    def _media_info(self, media_id: str, name: str | None, compounds: dict[str, tuple[float, float]],
+                    created_at: str, predefined: bool, description: str) -> dict[str, Any]:
+        preview_ids = list(compounds)[:_MAX_PREVIEW]
+        names = self.biochem.compound_names(preview_ids)
+        return {
+            "media_id": media_id,
+            "media_name": name,
+            "description": description,
+            "num_compounds": len(compounds),
+            "media_type": media.media_type(len(compounds)),
+            "compounds_preview": [{"id": c, "name": names.get(c, (c, ""))[0]} for c in preview_ids],
+            "created_at": created_at,
+            "is_predefined": predefined,
+        }
+
+    def delete_media(self, media_id: object) -> dict[str, Any]:
+        if isinstance(media_id, str) and media_id.strip() in self.media_library:
+            raise ValidationError(
+                "PREDEFINED_MEDIA_IMMUTABLE",
+                f"'{media_id.strip()}' is a predefined medium and cannot be deleted.",
+                details={"media_id": media_id.strip(), "predefined_media": sorted(self.media_library)},
+                suggestions=["Predefined media are shared reference data; delete only media you built."],
+                valid_next_steps=["list_media"],
+            )
+        if not isinstance(media_id, str) or not media_id.strip():
+            raise ValidationError("INVALID_MEDIA_ID", "media_id must be a non-empty string.",
+                                  details={"provided": repr(media_id)[:40]}, valid_next_steps=["list_media"])
+        row = self.store.delete_media(self.workspace_id, media_id.strip())
+        return {"success": True, "deleted_media_id": row.media_id, "message": "Media deleted successfully"}
+
+    # -- models -----------------------------------------------------------------------------------
+
+    def list_models(self, filter_state: object = "all") -> dict[str, Any]:
+        state = filter_state.strip().lower() if isinstance(filter_state, str) else None
+        if state not in FILTER_STATES:
+            raise ValidationError(
+                "INVALID_FILTER_STATE",
+                f"filter_state must be one of {', '.join(FILTER_STATES)}; got {filter_state!r}.",
+                details={"provided": filter_state if isinstance(filter_state, str) else repr(filter_state),
+                         "valid_values": list(FILTER_STATES)},
+                suggestions=["Use 'all', 'draft' or 'gapfilled' (case does not matter)."],
+                example_call={"tool": "list_models", "arguments": {"filter_state": "all"}},
+            )
+        rows = self.store.list_models(self.workspace_id)
+        counts = {name: sum(r.state == name for r in rows) for name in ("draft", "gapfilled")}
+        shown = [r for r in rows if state == "all" or r.state == state]
+        return {
+            "success": True,
+            "models": [model_info(r) for r in shown],
+            "total_models": len(shown),
+            "models_by_state": counts,
+            "next_steps": ["Inspect one with get_model(model_id=...).",
+                           "Run FBA with run_fba(model_id=..., media_id=...)."] if shown
+            else ["Build a model with build_model or load one with import_model."],
+        }
+
+    def delete_model(self, model_id: object) -> dict[str, Any]:
+        key = self._model_key(model_id)
+        row = self.store.delete_model(self.workspace_id, key)
+        return {"success": True, "deleted_model_id": row.model_id, "message": "Model deleted successfully"}
+
+    def get_model(self, model_id: object, include_predictions: bool = False, include_revisions: bool = False,
+                  limit: object = 20) -> dict[str, Any]:
+        key = self._model_key(model_id)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
+            raise ValidationError("INVALID_LIMIT", f"limit must be an integer from 1 to 100; got {limit!r}.",
+                                  details={"provided": repr(limit)[:20], "min": 1, "max": 100})
+        row = self.store.get_model_row(self.workspace_id, key)
+        with self.store.checkout(self.workspace_id, key) as model:
+            summary = model_io.summarize(model)
+            genes = sorted(g.id for g in model.genes)
+        payload: dict[str, Any] = {
+            "success": True,
+            **model_info(row),
+            "source": row.source,
+            "num_exchange_reactions": summary["num_exchange_reactions"],
+            "compartments": summary["compartments"],
+            "objective": summary["objective"],
+            "statistics": summary["statistics"],
+            "genes_preview": genes[:50],
+            "genes_truncated": len(genes) > 50,
+            "last_media_id": row.last_media_id,
+            "lineage": self._lineage(row),
+        }
+        if include_predictions:
+            results = self.store.list_results(self.workspace_id, key, limit)
+            payload["predictions"] = [{"id": r.id, "kind": r.kind, "media_id": r.media_id,
+                                       "created_at": r.created_at, "summary": r.summary} for r in results]
+        if include_revisions:
+            # revisions arrive with revise_model; until then the lineage is the whole history
+            payload["revisions"] = [{"model_id": m, "derived_from": p} for m, p in payload["lineage"]]
+        return payload
+
+    def _lineage(self, row: ModelRow) -> list[tuple[str, str | None]]:
+        chain: list[tuple[str, str | None]] = [(row.model_id, row.derived_from)]
+        seen = {row.model_id}
+        parent = row.derived_from
+        while parent and parent not in seen:
+            seen.add(parent)
+            try:
+                prow = self.store.get_model_row(self.workspace_id, parent)
+            except NotFoundError:
+                chain.append((parent, None))  # the parent was deleted; the id stays on record
+                break
+            chain.append((prow.model_id, prow.derived_from))
+            parent = prow.derived_from
+        return chain
+
+    def import_model(self, path: Path, model_name: object = None, fmt: object = None) -> dict[str, Any]:
+        file_format = model_io.detect_format(path, fmt if isinstance(fmt, str) else None)
+        model = model_io.read_model(path, file_format)
+        name = model_name if isinstance(model_name, str) and model_name.strip() else None
+        model_id = self.store.new_model_id(self.workspace_id, name, "draft")
+        row = self.store.add_model(self.workspace_id, model_id, model, model_name=name, source="imported",
+                                   template=None, derived_from=None, extra={"imported_from": path.name,
+                                                                            "original_id": model.id})
+        summary = model_io.summarize(model)
+        return {"success": True, **model_info(row), "format": file_format, "original_model_id": model.id,
+                "num_exchange_reactions": summary["num_exchange_reactions"], "compartments": summary["compartments"],
+                "objective": summary["objective"],
+                "next_steps": [f"Run FBA: run_fba(model_id='{row.model_id}', media_id=...)."]}
+
+    def export_model(self, model_id: object, path: Path, fmt: object = None) -> dict[str, Any]:
+        key = self._model_key(model_id)
+        file_format = model_io.detect_format(path, fmt if isinstance(fmt, str) else None)
+        with self.store.checkout(self.workspace_id, key) as model:
+            size = model_io.write_model(model, path, file_format)
+        return {"success": True, "model_id": key, "file_path": str(path), "format": file_format,
+                "size_bytes": size}
+
+    def _model_key(self, model_id: object) -> str:
+        if not isinstance(model_id, str) or not model_id.strip():
+            raise ValidationError(
+                "INVALID_MODEL_ID", "model_id must be a non-empty string (e.g. 'E_coli.draft').",
+                details={"provided": model_id if isinstance(model_id, str) else repr(model_id)[:40]},
+                suggestions=["Call list_models to see the ids of stored models."],
+                valid_next_steps=["list_models"],
+            )
+        return model_id.strip()
+
+    # -- FBA ------------------------------------------------------------------------------------
+
+    def run_fba(self, model_id: object, media_id: object, objective: object = "bio1", maximize: bool = True,
+                flux_threshold: object = 1e-6, pfba: bool = False) -> dict[str, Any]:
+        key = self._model_key(model_id)
+        if isinstance(flux_threshold, bool) or not isinstance(flux_threshold, int | float) or flux_threshold < 0:
+            raise ValidationError(
+                "INVALID_FLUX_THRESHOLD", f"flux_threshold must be a number >= 0; got {flux_threshold!r}.",
+                details={"provided_threshold": repr(flux_threshold)[:30], "minimum": 0},
+                suggestions=["Use the default 1e-6, or 0 to keep every nonzero flux."],
+            )
+        row = self.store.get_model_row(self.workspace_id, key)
+        medium_id, medium = self.medium(media_id)
+        names = fba.NameLookup(self.biochem.reaction_names, self.biochem.compound_names)
+        with self.store.checkout(self.workspace_id, key) as model, model:
+            goal = fba.check_objective(model, objective, key)
+            exchanges = media.resolve_exchanges(
+                model, lambda ids: self.biochem.compound_ids_for_external("BiGG", ids))
+            report = media.apply_medium(model, medium, exchanges)
+            if not report.applied:
+                raise ValidationError(
+                    "MEDIA_INCOMPATIBLE",
+                    f"None of the {len(medium)} compounds of medium {medium_id} has an exchange reaction "
+                    f"in model {key}.",
+                    details={"model_id": key, "media_id": medium_id, "media_compounds": list(medium)[:50],
+                             "model_exchanges": [e.reaction_id for e in exchanges][:50]},
+                    suggestions=["Use a medium made of compounds the model can exchange (see get_model).",
+                                 "Models outside the ModelSEED namespace are matched through BiGG ids."],
+                )
+            result = fba.run_fba(
+                model, model_id=key, media_id=medium_id, objective=goal, maximize=bool(maximize),
+                flux_threshold=float(flux_threshold), pfba=bool(pfba), exchanges=exchanges, names=names,
+                is_draft=row.state == "draft" and row.source == "built",
+            )
+        result["media_compounds_without_exchange"] = report.missing
+        self.store.set_last_media(self.workspace_id, key, medium_id)
+        self.store.add_result(self.workspace_id, key, "fba", medium_id, {
+            "objective": goal, "objective_value": result["objective_value"], "method": result["method"],
+            "maximize": bool(maximize), "status": result["status"], "solver": result["solver"],
+            "uptake": {e["compound_id"]: e["flux"] for e in result["uptake_fluxes"][:20]},
+        })
+        return result
+
+
+def model_info(row: ModelRow) -> dict[str, Any]:
+    """Seed 000's ModelInfo."""
+    return {
+        "model_id": row.model_id,
+        "model_name": row.model_name,
+        "state": row.state,
+        "num_reactions": row.num_reactions,
+        "num_metabolites": row.num_metabolites,
+        "num_genes": row.num_genes,
+        "template_used": row.template,
+        "created_at": row.created_at,
+        "derived_from": row.derived_from,
+    }

@@ -1,0 +1,636 @@
+"""The persistent store: rows, files, ids, migrations, cache, crash safety, concurrency."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import cobra
+import pytest
+
+from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
+from gem_flux_mcp.store import MediaRow, ModelRow, Store, derived_model_id
+from gem_flux_mcp.store.db import DB_FILE_NAME, MIGRATIONS, split_sql
+from gem_flux_mcp.store.store import MODEL_BYTES_PER_JSON_BYTE
+
+WS = "local"
+AUTO_MODEL_ID = re.compile(r"^model_\d{8}_\d{6}_[a-z0-9]{6}\.draft$")
+AUTO_MEDIA_ID = re.compile(r"^media_\d{8}_\d{6}_[a-z0-9]{6}$")
+TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+
+
+# ---- fixtures and helpers
+
+
+@pytest.fixture(scope="module")
+def textbook() -> cobra.Model:
+    """E. coli core (ships with COBRApy). Shared: tests must not change it."""
+    return cobra.io.load_model("textbook")
+
+
+def tiny_model(name: str = "tiny") -> cobra.Model:
+    """A 4-reaction model: uptake of a, transport, a -> b (two genes), drain of b as objective."""
+    model = cobra.Model(name)
+    a_e = cobra.Metabolite("a_e", compartment="e")
+    a_c = cobra.Metabolite("a_c", compartment="c")
+    b_c = cobra.Metabolite("b_c", compartment="c")
+    ex = cobra.Reaction("EX_a_e", lower_bound=-10, upper_bound=1000)
+    ex.add_metabolites({a_e: -1})
+    transport = cobra.Reaction("T_a", lower_bound=0, upper_bound=1000)
+    transport.add_metabolites({a_e: -1, a_c: 1})
+    r1 = cobra.Reaction("R1", lower_bound=0, upper_bound=1000)
+    r1.add_metabolites({a_c: -1, b_c: 1})
+    r1.gene_reaction_rule = "g1 or g2"
+    bio = cobra.Reaction("BIO", lower_bound=0, upper_bound=1000)
+    bio.add_metabolites({b_c: -1})
+    model.add_reactions([ex, transport, r1, bio])
+    model.objective = "BIO"
+    return model
+
+
+@pytest.fixture()
+def state_dir(tmp_path: Path) -> Path:
+    return tmp_path / "state"
+
+
+@pytest.fixture()
+def store(state_dir: Path) -> Iterator[Store]:
+    s = Store(state_dir)
+    yield s
+    s.close()
+
+
+def add_tiny(store: Store, model_id: str, workspace: str = WS, **kwargs: object) -> ModelRow:
+    options: dict[str, object] = {"model_name": None, "source": "built", "template": None, "derived_from": None}
+    options.update(kwargs)
+    return store.add_model(workspace, model_id, tiny_model(), **options)  # type: ignore[arg-type]
+
+
+def model_file(store: Store, workspace: str, model_id: str) -> Path:
+    found = store.db.get_model(workspace, model_id)
+    assert found is not None
+    return store.models_dir / workspace / found[1]
+
+
+def files_on_disk(store: Store) -> set[tuple[str, str]]:
+    return {(p.parent.name, p.name) for p in store.models_dir.glob("*/*") if p.is_file()} | {
+        (p.parent.name, p.name) for p in store.models_dir.glob("*/.*") if p.is_file()
+    }
+
+
+def medium(workspace: str = WS, media_id: str = "glc", **kwargs: object) -> MediaRow:
+    values: dict[str, object] = {
+        "workspace": workspace,
+        "media_id": media_id,
+        "media_name": media_id,
+        "compounds": {"cpd00027": (-5.0, 100.0), "cpd00007": (-10.0, 100.0), "cpd00001": (-100.0, 100.0)},
+        "default_uptake": 100.0,
+        "created_at": "",
+        "description": "test medium",
+    }
+    values.update(kwargs)
+    return MediaRow(**values)  # type: ignore[arg-type]
+
+
+# ---- models
+
+
+def test_add_get_list_delete_model(store: Store, textbook: cobra.Model) -> None:
+    row = store.add_model(WS, "Ecoli.draft", textbook, model_name="Ecoli", source="imported",
+                          template="GramNegative", derived_from=None, extra={"annotation": {"rast": 0}})
+    assert (row.model_id, row.model_name, row.state, row.source, row.template) == (
+        "Ecoli.draft", "Ecoli", "draft", "imported", "GramNegative")
+    assert (row.num_reactions, row.num_metabolites, row.num_genes) == (95, 72, 137)
+    assert row.num_exchanges == 20
+    assert row.compartments == ["c", "e"]
+    assert row.objective == "Biomass_Ecoli_core"
+    assert row.extra == {"annotation": {"rast": 0}}
+    assert row.last_media_id is None and row.derived_from is None
+    assert TIMESTAMP.match(row.created_at)
+    data = model_file(store, WS, "Ecoli.draft").read_bytes()
+    assert row.file_size == len(data) and row.file_sha256 == hashlib.sha256(data).hexdigest()
+
+    assert store.get_model_row(WS, "Ecoli.draft") == row
+    assert store.list_models(WS) == [row]
+    with store.checkout(WS, "Ecoli.draft") as model:
+        assert len(model.reactions) == 95
+        assert model.slim_optimize() == pytest.approx(textbook.slim_optimize(), rel=1e-6)
+
+    store.set_last_media(WS, "Ecoli.draft", "glc")
+    assert store.get_model_row(WS, "Ecoli.draft").last_media_id == "glc"
+
+    path = model_file(store, WS, "Ecoli.draft")
+    deleted = store.delete_model(WS, "Ecoli.draft")
+    assert deleted.model_id == "Ecoli.draft" and not path.exists()
+    assert store.list_models(WS) == []
+    assert store.cache_stats()["entries"] == 0
+    for call in (
+        lambda: store.get_model_row(WS, "Ecoli.draft"),
+        lambda: store.delete_model(WS, "Ecoli.draft"),
+        lambda: store.set_last_media(WS, "Ecoli.draft", "glc"),
+    ):
+        with pytest.raises(NotFoundError) as info:
+            call()
+        assert info.value.code == "MODEL_NOT_FOUND"
+    with pytest.raises(NotFoundError), store.checkout(WS, "Ecoli.draft"):
+        pass
+
+
+def test_not_found_details_and_suggestions(store: Store) -> None:
+    for i in range(3):
+        add_tiny(store, f"m{i}.draft")
+    with pytest.raises(NotFoundError) as info:
+        store.get_model_row(WS, "m1.drft")
+    err = info.value
+    assert err.details == {"model_id": "m1.drft", "available_models": ["m0.draft", "m1.draft", "m2.draft"],
+                           "num_available": 3}
+    assert any("list_models" in s for s in err.suggestions)
+    assert "m1.draft" in err.suggestions[0]  # did-you-mean
+    assert err.valid_next_steps and err.example_call == {"tool": "list_models", "arguments": {}}
+
+
+def test_list_models_order_and_speed(store: Store) -> None:
+    ids = [f"m{i:03d}.draft" for i in range(100)]
+    for model_id in reversed(ids):  # insertion order differs from alphabetical order
+        add_tiny(store, model_id)
+    rows = store.list_models(WS)
+    assert [r.model_id for r in rows] == list(reversed(ids))
+    assert [r.created_at for r in rows] == sorted(r.created_at for r in rows)
+    assert len({r.created_at for r in rows}) == 100
+    timings = []
+    for _ in range(20):
+        start = time.perf_counter()
+        store.list_models(WS)
+        timings.append(time.perf_counter() - start)
+    assert sorted(timings)[10] < 0.010, f"median list_models {sorted(timings)[10] * 1000:.1f} ms"
+
+
+def test_workspace_isolation(store: Store) -> None:
+    add_tiny(store, "same.draft", workspace="alice")
+    add_tiny(store, "only_alice.draft", workspace="alice")
+    add_tiny(store, "same.draft", workspace="bob")  # same id, other workspace: allowed
+    store.add_media(medium("alice", "glc"))
+    store.add_result("alice", "same.draft", "fba", "glc", {"growth": 1.0})
+
+    assert [r.model_id for r in store.list_models("bob")] == ["same.draft"]
+    assert store.list_media("bob") == []
+    assert store.list_results("bob", "same.draft") == []
+    assert len(store.list_results("alice", "same.draft")) == 1
+    with pytest.raises(NotFoundError) as info:
+        store.get_model_row("bob", "only_alice.draft")
+    assert info.value.details["available_models"] == ["same.draft"]
+    with pytest.raises(NotFoundError):
+        store.get_media("bob", "glc")
+    with pytest.raises(NotFoundError):
+        store.delete_model("bob", "only_alice.draft")
+    assert store.new_model_id("bob", "only_alice", "draft") == "only_alice.draft"
+    store.delete_model("bob", "same.draft")
+    assert store.get_model_row("alice", "same.draft").workspace == "alice"
+    for bad in ("", "../x", ".hidden", "a/b", "x" * 200):
+        with pytest.raises(ValidationError) as err:
+            store.list_models(bad)
+        assert err.value.code == "INVALID_WORKSPACE"
+
+
+def test_model_id_rules(store: Store) -> None:
+    auto = store.new_model_id(WS, None, "draft")
+    assert AUTO_MODEL_ID.match(auto), auto
+    assert store.new_model_id(WS, None, "gapfilled").endswith(".gf")
+    assert store.new_model_id(WS, "E_coli-K12", "draft") == "E_coli-K12.draft"
+
+    for bad in ("", "a.b", "a b", "x" * 65, "model_mine", "émile", "a/b"):
+        with pytest.raises(ValidationError) as info:
+            store.new_model_id(WS, bad, "draft")
+        assert info.value.code == "INVALID_MODEL_NAME", bad
+        assert info.value.suggestions
+    with pytest.raises(ValidationError) as info:
+        store.new_model_id(WS, "x", "final")
+    assert info.value.code == "INVALID_STATE"
+
+    add_tiny(store, "E_coli.draft", model_name="E_coli")
+    with pytest.raises(ValidationError) as info:
+        store.new_model_id(WS, "E_coli", "draft")
+    assert info.value.code == "DUPLICATE_NAME"
+    assert info.value.details["name"] == "E_coli"
+    assert info.value.details["existing_model_id"] == "E_coli.draft"
+    assert info.value.suggestions
+    # "_" in the base is not a wildcard: E_coli does not block Ex.coli-like names
+    assert store.new_model_id(WS, "EXcoli", "draft") == "EXcoli.draft"
+
+    with pytest.raises(ValidationError) as info:
+        add_tiny(store, "E_coli.draft")
+    assert info.value.code == "MODEL_ID_EXISTS"
+    with pytest.raises(ValidationError) as info:
+        add_tiny(store, "bad id.draft")
+    assert info.value.code == "INVALID_MODEL_ID"
+    with pytest.raises(ValidationError) as info:
+        add_tiny(store, "ok.draft", source="downloaded")
+    assert info.value.code == "INVALID_SOURCE"
+
+
+def test_derived_ids(store: Store) -> None:
+    add_tiny(store, "X.draft")
+    first = derived_model_id(store, WS, "X.draft")
+    assert first == "X.draft.gf"
+    row = add_tiny(store, first, source="gapfilled", derived_from="X.draft")
+    assert row.state == "gapfilled" and row.derived_from == "X.draft"
+    second = derived_model_id(store, WS, "X.draft")
+    assert second == "X.draft.gf.v2"
+    add_tiny(store, second, source="gapfilled", derived_from="X.draft")
+    assert derived_model_id(store, WS, "X.draft") == "X.draft.gf.v3"
+    assert store.get_model_row(WS, second).state == "gapfilled"
+    # gapfilling a gapfilled model, and a parent without .draft
+    assert derived_model_id(store, WS, "X.draft.gf") == "X.draft.gf.gf"
+    assert derived_model_id(store, WS, "Y") == "Y.gf"
+    # revisions keep the parent's state
+    assert derived_model_id(store, WS, "X.draft", suffix="rev") == "X.draft.rev"
+    assert add_tiny(store, "X.draft.rev", source="revised").state == "draft"
+    with pytest.raises(ValidationError):
+        derived_model_id(store, WS, "X.draft", suffix="g.f")
+
+
+# ---- media
+
+
+def test_media_crud(store: Store) -> None:
+    compounds = {f"cpd{i:05d}": (-float(i), 1000.0) for i in range(30, 0, -1)}  # non-sorted order
+    row = store.add_media(medium(media_id="rich", compounds=compounds, default_uptake=None))
+    assert TIMESTAMP.match(row.created_at)
+    assert list(row.compounds) == list(compounds)
+    got = store.get_media(WS, "rich")
+    assert got == row and list(got.compounds) == list(compounds)
+    assert got.compounds["cpd00005"] == (-5.0, 1000.0)
+    assert got.default_uptake is None
+
+    fixed = store.add_media(medium(media_id="glucose_minimal_aerobic", created_at="2025-10-27T00:00:00Z"))
+    assert fixed.created_at == "2025-10-27T00:00:00Z"
+    auto_id = store.new_media_id(WS)
+    assert AUTO_MEDIA_ID.match(auto_id) and len(auto_id) == 28
+    store.add_media(medium(media_id=auto_id, media_name=None))
+    assert [m.media_id for m in store.list_media(WS)] == ["glucose_minimal_aerobic", "rich", auto_id]
+    assert len({store.new_media_id(WS) for _ in range(50)}) == 50
+
+    with pytest.raises(ValidationError) as info:
+        store.add_media(medium(media_id="rich"))
+    assert info.value.code == "DUPLICATE_NAME" and info.value.suggestions
+    with pytest.raises(ValidationError):
+        store.add_media(medium(media_id="bad", compounds={"cpd00027": (10.0, -10.0)}))
+    with pytest.raises(ValidationError):
+        store.add_media(medium(media_id="bad", compounds={"cpd00027": (float("nan"), 1.0)}))
+    with pytest.raises(ValidationError):
+        store.add_media(medium(media_id="a/b"))
+
+    assert store.delete_media(WS, "rich").media_id == "rich"
+    with pytest.raises(NotFoundError) as nf:
+        store.get_media(WS, "rich")
+    assert nf.value.code == "MEDIA_NOT_FOUND"
+    assert nf.value.details["media_id"] == "rich"
+    assert nf.value.details["available_media"] == ["glucose_minimal_aerobic", auto_id]
+    with pytest.raises(NotFoundError):
+        store.delete_media(WS, "rich")
+
+
+# ---- results
+
+
+def test_results_newest_first(store: Store) -> None:
+    add_tiny(store, "a.draft")
+    add_tiny(store, "b.draft")
+    for i in range(30):
+        store.add_result(WS, "a.draft", "fba", "glc", {"i": i, "growth": i / 10})
+    store.add_result(WS, "b.draft", "gapfill", None, {"added": ["rxn00001"]})
+    results = store.list_results(WS, "a.draft")
+    assert len(results) == 20
+    assert [r.summary["i"] for r in results] == list(range(29, 9, -1))
+    assert [r.summary["i"] for r in store.list_results(WS, "a.draft", limit=3)] == [29, 28, 27]
+    assert results[0].kind == "fba" and results[0].media_id == "glc" and TIMESTAMP.match(results[0].created_at)
+    only_b = store.list_results(WS, "b.draft")
+    assert [(r.kind, r.media_id, r.summary) for r in only_b] == [("gapfill", None, {"added": ["rxn00001"]})]
+
+    with pytest.raises(ValidationError):
+        store.list_results(WS, "a.draft", limit=0)
+    with pytest.raises(NotFoundError):
+        store.add_result(WS, "nope.draft", "fba", None, {})
+    with pytest.raises(ValidationError):
+        store.add_result(WS, "a.draft", "fba", None, {"x": object()})
+    store.delete_model(WS, "a.draft")
+    assert store.list_results(WS, "a.draft") == []
+    assert store.db.count_results(WS) == 1
+
+
+# ---- persistence and migrations
+
+
+def test_restart_keeps_everything(state_dir: Path, textbook: cobra.Model) -> None:
+    with Store(state_dir) as first:
+        first.add_model(WS, "Ecoli.draft", textbook, model_name="Ecoli", source="built", template="Core",
+                        derived_from=None)
+        add_tiny(first, "t.draft.gf", source="gapfilled", derived_from="Ecoli.draft")
+        first.add_media(medium())
+        first.add_result(WS, "Ecoli.draft", "fba", "glc", {"growth": 0.87})
+        models, media = first.list_models(WS), first.list_media(WS)
+        results = first.list_results(WS, "Ecoli.draft")
+    with Store(state_dir) as second:
+        assert second.list_models(WS) == models
+        assert second.list_media(WS) == media
+        assert second.list_results(WS, "Ecoli.draft") == results
+        with second.checkout(WS, "Ecoli.draft") as model:
+            assert model.slim_optimize() == pytest.approx(textbook.slim_optimize(), rel=1e-6)
+        assert second.cache_stats()["misses"] == 1
+
+
+def test_migrations(state_dir: Path) -> None:
+    with Store(state_dir) as store:
+        assert store.db.schema_version() == MIGRATIONS[-1].version == 1
+        applied = store.db.applied_migrations()
+        assert [v for v, _, _ in applied] == [1]
+    with Store(state_dir) as store:  # reopen: nothing re-applied
+        assert store.db.applied_migrations() == applied
+
+    with sqlite3.connect(state_dir / DB_FILE_NAME) as conn:
+        conn.execute("INSERT INTO schema_migrations VALUES (999, 'future', '2099-01-01T00:00:00.000000Z')")
+    with pytest.raises(DatabaseError) as info:
+        Store(state_dir)
+    assert info.value.code == "STATE_DB_TOO_NEW"
+    assert info.value.details["db_version"] == 999 and info.value.details["code_version"] == 1
+    assert info.value.suggestions
+
+
+def test_split_sql_handles_comments_and_strings() -> None:
+    script = "-- note; not a statement\nCREATE TABLE t (a TEXT DEFAULT 'x;y');\n\nINSERT INTO t VALUES ('1');\n"
+    assert split_sql(script) == ["CREATE TABLE t (a TEXT DEFAULT 'x;y');", "INSERT INTO t VALUES ('1');"]
+    assert len(split_sql(MIGRATIONS[0].sql)) == 8
+
+
+def test_pragmas(store: Store) -> None:
+    conn = store.db.connection()
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 10000
+
+
+def test_corrupt_or_missing_model_file(store: Store) -> None:
+    add_tiny(store, "c.draft")
+    path = model_file(store, WS, "c.draft")
+    path.write_bytes(path.read_bytes().replace(b'"R1"', b'"R2"'))
+    with pytest.raises(DatabaseError) as info, store.checkout(WS, "c.draft"):
+        pass
+    assert info.value.code == "MODEL_FILE_CORRUPT"
+    assert info.value.details["model_id"] == "c.draft"
+    assert any("delete_model" in s for s in info.value.suggestions)
+    assert store.cache_stats()["entries"] == 0  # the failed load leaves no empty slot
+    path.unlink()
+    with pytest.raises(DatabaseError) as info, store.checkout(WS, "c.draft"):
+        pass
+    assert info.value.code == "MODEL_FILE_CORRUPT"
+    store.delete_model(WS, "c.draft")  # a damaged model can still be deleted
+
+
+def test_orphan_cleanup(state_dir: Path) -> None:
+    with Store(state_dir) as store:
+        add_tiny(store, "keep.draft")
+        kept = model_file(store, WS, "keep.draft")
+    folder = kept.parent
+    orphan = folder / ("ab" * 16 + ".json")
+    temp = folder / ".0123.json.xyz.tmp"
+    unrelated = folder / "README.txt"
+    other_ws = state_dir / "models" / "ghost"
+    other_ws.mkdir()
+    ghost = other_ws / ("cd" * 16 + ".json")
+    for path in (orphan, temp, unrelated, ghost):
+        path.write_text("{}")
+
+    first = Store(state_dir)
+    try:
+        assert not orphan.exists() and not temp.exists() and not ghost.exists()
+        assert kept.exists() and unrelated.exists()
+        # While a Store is open (here: in this process), another open must not clean up: the
+        # first one could be between writing a file and inserting its row.
+        orphan.write_text("{}")
+        with Store(state_dir) as second:
+            assert orphan.exists()
+            assert second.list_models(WS)[0].model_id == "keep.draft"
+    finally:
+        first.close()
+    with Store(state_dir) as third:
+        assert not orphan.exists()
+        with third.checkout(WS, "keep.draft") as model:
+            assert len(model.reactions) == 4
+
+
+def test_closed_store_refuses(state_dir: Path) -> None:
+    store = Store(state_dir)
+    store.close()
+    store.close()  # idempotent
+    with pytest.raises(DatabaseError) as info:
+        store.list_models(WS)
+    assert info.value.code == "STORE_CLOSED"
+
+
+# ---- cache
+
+
+def test_cache_count_bound_is_lru(state_dir: Path) -> None:
+    with Store(state_dir, cache_max_models=2) as store:
+        for name in "abc":
+            add_tiny(store, f"{name}.draft")
+        for name in "aba":
+            with store.checkout(WS, f"{name}.draft"):
+                pass
+        assert store.cached_model_ids(WS) == ["b.draft", "a.draft"]
+        with store.checkout(WS, "c.draft"):
+            pass
+        assert store.cached_model_ids(WS) == ["a.draft", "c.draft"]  # b was least recently used
+        stats = store.cache_stats()
+        assert (stats["entries"], stats["hits"], stats["misses"], stats["evictions"]) == (2, 1, 3, 1)
+
+
+def test_cache_byte_bound(state_dir: Path, textbook: cobra.Model) -> None:
+    with Store(state_dir) as store:
+        rows = [add_tiny(store, f"t{i}.draft") for i in range(4)]
+        big = store.add_model(WS, "big.draft", textbook, model_name=None, source="built", template=None,
+                              derived_from=None)
+        estimate = MODEL_BYTES_PER_JSON_BYTE * rows[0].file_size
+        store.cache_max_bytes = int(estimate * 2.5)  # two tiny models fit, not three
+        for row in rows:
+            with store.checkout(WS, row.model_id):
+                pass
+        assert store.cached_model_ids(WS) == ["t2.draft", "t3.draft"]
+        assert store.cache_stats()["estimated_bytes"] == 2 * estimate
+        # A model larger than the whole budget is served, then dropped with everything older.
+        with store.checkout(WS, "big.draft") as model:
+            assert len(model.reactions) == 95
+            assert "big.draft" in store.cached_model_ids(WS)  # in use: never evicted
+        assert big.file_size * MODEL_BYTES_PER_JSON_BYTE > store.cache_max_bytes
+        assert store.cached_model_ids(WS) == []
+
+
+def test_cache_idle_eviction_and_in_use(state_dir: Path) -> None:
+    with Store(state_dir, cache_max_models=1, idle_seconds=60) as store:
+        add_tiny(store, "a.draft")
+        add_tiny(store, "b.draft")
+        with store.checkout(WS, "a.draft"), store.checkout(WS, "b.draft"):
+            assert store.cache_stats()["entries"] == 2  # both in use: the bound waits
+            assert store.evict_idle(now=time.monotonic() + 3600) == 0
+        # b was released first while a was still in use, so b was the one evictable entry
+        assert store.cached_model_ids(WS) == ["a.draft"]
+        assert store.evict_idle() == 0
+        assert store.evict_idle(now=time.monotonic() + 30) == 0
+        assert store.evict_idle(now=time.monotonic() + 61) == 1
+        assert store.cache_stats()["entries"] == 0
+        assert [r.model_id for r in store.list_models(WS)] == ["a.draft", "b.draft"]  # never deleted
+        with store.checkout(WS, "a.draft") as model:
+            assert model.reactions.R1.upper_bound == 1000
+
+
+def test_checkout_lock_serializes_threads(store: Store) -> None:
+    add_tiny(store, "shared.draft")
+    barrier = threading.Barrier(2)
+    spans: list[tuple[float, float]] = []
+    seen: list[bool] = []
+    errors: list[BaseException] = []
+
+    def worker(bound: float) -> None:
+        try:
+            barrier.wait()
+            with store.checkout(WS, "shared.draft") as model, model:
+                start = time.monotonic()
+                model.reactions.R1.upper_bound = bound
+                model.reactions.EX_a_e.lower_bound = -bound
+                time.sleep(0.1)  # give the other thread every chance to interfere
+                seen.append(model.reactions.R1.upper_bound == bound and model.slim_optimize() == pytest.approx(bound))
+                spans.append((start, time.monotonic()))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(b,)) for b in (3.0, 7.0)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and seen == [True, True]
+    (_, first_end), (second_start, _) = sorted(spans)
+    assert first_end <= second_start, "the two checkouts overlapped"
+    with store.checkout(WS, "shared.draft") as model:
+        assert model.reactions.R1.upper_bound == 1000
+        assert model.reactions.EX_a_e.lower_bound == -10
+        assert model.slim_optimize() == pytest.approx(10.0)
+
+
+def test_checkout_reentrant_in_one_thread(store: Store) -> None:
+    add_tiny(store, "r.draft")
+    with store.checkout(WS, "r.draft") as outer, store.checkout(WS, "r.draft") as inner:
+        assert outer is inner
+
+
+# ---- crash safety
+
+_WRITER = """
+import sys
+from pathlib import Path
+import cobra
+from gem_flux_mcp.store import MediaRow, Store
+
+store = Store(Path(sys.argv[1]))
+model = cobra.io.load_model("textbook")
+print("ready", flush=True)
+i = 0
+while True:
+    model_id = store.new_model_id("w", None, "draft")
+    store.add_model("w", model_id, model, model_name=None, source="built", template=None, derived_from=None)
+    store.add_result("w", model_id, "fba", None, {"i": i})
+    media_id = store.new_media_id("w")
+    store.add_media(MediaRow("w", media_id, None, {"cpd00027": (-1.0, 1.0)}, None, "", None))
+    rows = store.list_models("w")
+    if len(rows) > 8:  # keep deleting too, so kills also land inside delete_model
+        store.delete_model("w", rows[0].model_id)
+        store.delete_media("w", media_id)
+    i += 1
+"""
+
+
+def test_kill_9_never_leaves_a_broken_store(state_dir: Path) -> None:
+    rng = random.Random(1234)
+    loaded: set[str] = set()  # loading is ~60 ms per model: each one is loaded in the round it appears
+    for round_ in range(5):
+        proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(state_dir)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert line.strip() == b"ready", proc.stderr.read().decode() if proc.stderr else ""
+            time.sleep(rng.uniform(0.2, 1.0))
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        finally:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            for stream in (proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
+        with Store(state_dir) as store:
+            rows = store.list_models("w")
+            assert rows, f"round {round_}: the writer stored nothing"
+            for row in rows:
+                data = model_file(store, "w", row.model_id).read_bytes()
+                assert hashlib.sha256(data).hexdigest() == row.file_sha256
+                if row.model_id not in loaded:
+                    with store.checkout("w", row.model_id) as model:
+                        assert len(model.reactions) == 95
+                    loaded.add(row.model_id)
+            referenced = {("w", f) for f in (store.db.get_model("w", r.model_id)[1] for r in rows)}  # type: ignore[index]
+            assert files_on_disk(store) == referenced, "orphan or temp files left after open"
+            assert store.db.count_results("w") >= len(rows) - 1
+            store.list_media("w")
+
+
+# ---- concurrency
+
+
+def test_concurrent_writers_and_readers(store: Store) -> None:
+    add_tiny(store, "target.draft")
+    threads_n, ops_n = 10, 50
+    barrier = threading.Barrier(threads_n)
+    errors: list[BaseException] = []
+
+    def worker(t: int) -> None:
+        model = tiny_model(f"t{t}")
+        try:
+            barrier.wait()
+            for i in range(ops_n):
+                op = i % 5
+                if op == 0:
+                    store.add_media(medium(media_id=f"m_{t}_{i}"))
+                elif op == 1:
+                    store.list_media(WS)
+                elif op == 2:
+                    store.add_result(WS, "target.draft", "fba", None, {"t": t, "i": i})
+                elif op == 3:
+                    store.list_models(WS)
+                else:
+                    store.add_model(WS, f"t{t}_{i}.draft", model, model_name=f"t{t}_{i}", source="built",
+                                    template=None, derived_from=None)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(threads_n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:3]
+    per_op = threads_n * ops_n // 5
+    assert len(store.list_media(WS)) == per_op
+    assert len(store.list_models(WS)) == per_op + 1
+    assert store.db.count_results(WS, "target.draft") == per_op
+    assert len(store.list_results(WS, "target.draft", limit=1000)) == per_op
+    assert len(files_on_disk(store)) == per_op + 1
