@@ -63,32 +63,42 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def start_http_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """Start `gem-flux serve --transport http` and wait until it accepts connections."""
+    port = free_port()
+    log = log_path.open("ab")
+    proc = subprocess.Popen(
+        [GEM_FLUX, "serve", "--transport", "http", "--port", str(port)],
+        env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    log.close()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"server exited early:\n{log_path.read_text()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc, f"http://127.0.0.1:{port}"
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    pytest.fail("HTTP server did not start within 60 s")
+
+
+def stop_server(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @pytest.fixture()
 def http_server(server_env: dict[str, str], tmp_path: Path) -> Iterator[str]:
     """A real `gem-flux serve --transport http` process; yields its base URL."""
-    port = free_port()
-    log_path = tmp_path / "http-server.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [GEM_FLUX, "serve", "--transport", "http", "--port", str(port)],
-            env=server_env, stdout=log, stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
-                if proc.poll() is not None:
-                    pytest.fail(f"server exited early:\n{log_path.read_text()}")
-                try:
-                    with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                        break
-                except OSError:
-                    time.sleep(0.1)
-            else:
-                pytest.fail("HTTP server did not start within 60 s")
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    proc, url = start_http_server(server_env, tmp_path / "http-server.log")
+    try:
+        yield url
+    finally:
+        stop_server(proc)
