@@ -11,13 +11,13 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
-
-import cobra
-from cobra.flux_analysis import pfba as cobra_pfba
+from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.errors import InfeasibilityError, LibraryError, ValidationError
 from gem_flux_mcp.modeling.media import ExchangeInfo
+
+if TYPE_CHECKING:  # COBRApy takes ~2 s to import; modules import it where first used
+    import cobra
 
 MAX_FLUX_ENTRIES = 1000  # keeps a genome-scale answer well under LLM client limits
 TOP_FLUXES = 10
@@ -79,6 +79,8 @@ def run_fba(
     status = solution.status
     if status == "optimal" and pfba:
         # pFBA keeps the optimum and minimises total flux: a unique, parsimonious flux map.
+        from cobra.flux_analysis import pfba as cobra_pfba
+
         solution = cobra_pfba(model, fraction_of_optimum=1.0)
         status = solution.status
     elapsed_ms = (time.perf_counter() - started) * 1000

@@ -11,11 +11,12 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import cobra
+from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.errors import ValidationError
+
+if TYPE_CHECKING:  # COBRApy takes ~2 s to import; modules import it where first used
+    import cobra
 
 CPD_ID = re.compile(r"^cpd\d{5}$")
 _MODEL_CPD = re.compile(r"^(cpd\d{5})(?:_[a-z]+\d*)?$")

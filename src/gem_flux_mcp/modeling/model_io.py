@@ -7,14 +7,14 @@ import os
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import Any
-
-import cobra
-from cobra.io import load_json_model, read_sbml_model, save_json_model, write_sbml_model
+from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.errors import LibraryError, ValidationError
 from gem_flux_mcp.fsutil import fsync_dir
 from gem_flux_mcp.modeling.media import exchange_reactions
+
+if TYPE_CHECKING:  # COBRApy takes ~2 s to import; modules import it where first used
+    import cobra
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,8 @@ def detect_format(path: Path, requested: str | None) -> str:
 
 def read_model(path: Path, fmt: str) -> cobra.Model:
     """Load an SBML or COBRApy JSON model; any parse failure becomes MODEL_PARSE_ERROR."""
+    from cobra.io import load_json_model, read_sbml_model
+
     try:
         model = read_sbml_model(str(path)) if fmt == "sbml" else load_json_model(str(path))
     except Exception as exc:  # libsbml and json raise many kinds of errors
@@ -60,6 +62,8 @@ def read_model(path: Path, fmt: str) -> cobra.Model:
 
 def write_model(model: cobra.Model, path: Path, fmt: str) -> int:
     """Write atomically: a temp file beside the target, then rename. Returns the size in bytes."""
+    from cobra.io import save_json_model, write_sbml_model
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)

@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import sys
+import threading
 
 # FastMCP reads these at import: no update check (no network at run time), no banner (stdout
 # belongs to the protocol under stdio). Set before the first fastmcp import.
@@ -56,6 +57,18 @@ def configure_logging(level: str) -> None:
     root.setLevel(level.upper())
 
 
+def _warm_up_modeling_imports_later(delay_s: float = 3.0) -> None:
+    """Import COBRApy in the background shortly after start-up: the handshake and tools/list
+    are answered without waiting for it, and the first modeling call does not pay for it."""
+
+    def warm() -> None:
+        import cobra  # noqa: F401
+
+    timer = threading.Timer(delay_s, warm)
+    timer.daemon = True
+    timer.start()
+
+
 def serve(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     settings = Settings.resolve(args.data_dir, args.state_dir, args.cache_dir)
@@ -69,6 +82,7 @@ def serve(args: argparse.Namespace) -> int:
         log.error("cannot start: %s", exc)
         return 1
     resources.start_cleanup_timer()
+    _warm_up_modeling_imports_later()
     mcp = create_app()
     if args.transport == "stdio":
         mcp.run("stdio", show_banner=False)

@@ -40,16 +40,17 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
-
-import cobra
-from cobra.util.solver import linear_reaction_coefficients
+from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
 from gem_flux_mcp.fsutil import atomic_write_bytes
 from gem_flux_mcp.modeling.media import exchange_reactions
 from gem_flux_mcp.store.db import DB_FILE_NAME, Database
 from gem_flux_mcp.store.rows import MODEL_SOURCES, MediaRow, ModelRow, ResultRow, model_state, utc_now
+
+# COBRApy takes ~2 s to import: imported where first used, so the server answers tools/list fast.
+if TYPE_CHECKING:
+    import cobra
 
 __all__ = ["MODEL_BYTES_PER_JSON_BYTE", "MediaRow", "ModelRow", "ResultRow", "Store", "derived_model_id"]
 
@@ -221,7 +222,9 @@ class Store:
             raise self._model_id_exists(workspace, model_id)
         stats = _model_stats(model)
         try:
-            data = cobra.io.to_json(model).encode("utf-8")
+            from cobra.io import to_json
+
+            data = to_json(model).encode("utf-8")
         except Exception as exc:  # cobra/json raise many kinds
             raise DatabaseError(
                 "MODEL_SAVE_FAILED",
@@ -363,7 +366,9 @@ class Store:
         if digest != row.file_sha256:
             raise self._corrupt(row, path, f"sha256 {digest} does not match the recorded {row.file_sha256}")
         try:
-            return cobra.io.from_json(data.decode("utf-8"))
+            from cobra.io import from_json
+
+            return from_json(data.decode("utf-8"))
         except Exception as exc:  # checksum matched, so this would be a writer bug
             raise self._corrupt(row, path, f"{type(exc).__name__}: {str(exc)[:300]}") from exc
 
@@ -629,6 +634,8 @@ def _random_token() -> str:
 def _model_stats(model: cobra.Model) -> dict[str, Any]:
     exchanges = {r.id for r in exchange_reactions(model)} | {r.id for r in model.reactions if r.id.startswith("EX_")}
     # One pass over the objective expression (Reaction.objective_coefficient recomputes it per call).
+    from cobra.util.solver import linear_reaction_coefficients
+
     coefficients = linear_reaction_coefficients(model)
     objective = [r.id for r in model.reactions if coefficients.get(r, 0) != 0]
     return {

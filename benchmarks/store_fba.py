@@ -1,0 +1,842 @@
+"""Store, FBA and solver benchmark (issue 3): what a model-sized tool call costs, and with which solver.
+
+Sections (all by default; name some to run only those):
+
+  --solvers   1. FBA latency on iJO1366 (2,583 reactions) with GLPK, optlang's HiGHS interface (when
+                 installed) and COBRApy's `hybrid` interface (HiGHS for LPs): slim_optimize / optimize
+                 N=30 after 3 warm-ups, FBA after a bound change and from a cold basis, pFBA N=10;
+                 one-time costs (model.copy(), switching the solver, loading the store's JSON with
+                 either solver as COBRApy's default); and whether a solve holds the GIL (a pure-Python
+                 counter in thread B while thread A solves, in a pool of 2 threads).
+  --run-fba   2. Workspace.run_fba on iJO1366 imported (SBML) into a Store in a temp folder, on its
+                 default medium mapped to ModelSEED ids: cold and warm fba / pfba, growth checked
+                 against COBRApy's own slim_optimize, and a cProfile of one warm call.
+  --list      3. Workspace.list_models with 100 and 1,000 stored models (in-process), and over MCP
+                 (`gem-flux serve`, stdio) with 1,000.
+  --io        4. import_model / export_model: textbook and iJO1366, SBML and JSON, with file sizes.
+  --rss       5. Server memory with 500 stored models: list_models, then get_model for 50 of them.
+
+Everything is written under one temporary folder; the reference data come from GEMFLUX_DATA_DIR.
+The biochemistry index is built into --cache-dir, else GEMFLUX_CACHE_DIR, else the temp folder.
+
+Usage:
+    GEMFLUX_DATA_DIR=/path/to/data .venv/bin/python benchmarks/store_fba.py [--solvers] [--run-fba]
+        [--list] [--io] [--rss] [--cache-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import datetime as dt
+import importlib.metadata
+import json
+import math
+import os
+import platform
+import pstats
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, TextIO, TypeVar
+
+import anyio
+import cobra
+from cobra.flux_analysis import pfba
+from cobra.util.solver import solvers as cobra_solvers
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from gem_flux_mcp.data.biochem import BiochemIndex
+from gem_flux_mcp.data.media_library import PredefinedMedium, load_media_library
+from gem_flux_mcp.server.resources import LOCAL_WORKSPACE
+from gem_flux_mcp.store.store import Store
+from gem_flux_mcp.store.workspace_ops import Workspace
+
+SOLVERS = ("glpk", "highs", "hybrid")  # "highs" = optlang's own HiGHS interface (optlang >= 1.9?)
+IJO = "iJO1366"
+IJO_OBJECTIVE = "BIOMASS_Ec_iJO1366_core_53p95M"
+GLUCOSE_EXCHANGE = "EX_glc__D_e"
+N_FBA = 30
+N_PFBA = 10
+N_WARMUP = 3
+N_RUN_FBA = 20
+N_LIST = 50
+N_LIST_MCP = 20
+N_IO = 5
+N_GET_MODEL = 50
+LIST_TARGET_MS = 10.0
+GIL_PROBE_SECONDS = 1.5
+GROWTH_TOLERANCE = 1e-6
+SECTIONS = ("solvers", "run_fba", "list", "io", "rss")
+
+T = TypeVar("T")
+
+
+# ----------------------------------------------------------------------------------------------
+# small helpers
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def p95(values: list[float]) -> float:
+    """Nearest-rank 95th percentile."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
+
+
+def timed_calls(fn: Callable[[], T], n: int, warmup: int = 0) -> tuple[list[float], list[T]]:
+    """Milliseconds of `n` calls (after `warmup` untimed ones), and what the timed calls returned."""
+    for _ in range(warmup):
+        fn()
+    samples: list[float] = []
+    returned: list[T] = []
+    for _ in range(n):
+        started = time.perf_counter()
+        value = fn()
+        samples.append((time.perf_counter() - started) * 1000)
+        returned.append(value)
+    return samples, returned
+
+
+def timed_ms(fn: Callable[[], object], n: int, warmup: int = 0) -> list[float]:
+    return timed_calls(fn, n, warmup)[0]
+
+
+def once_ms(fn: Callable[[], object]) -> float:
+    return timed_ms(fn, 1)[0]
+
+
+def mib(kib: float) -> str:
+    return f"{kib / 1024:.1f}"
+
+
+def size_text(n_bytes: int) -> str:
+    return f"{n_bytes / 1e6:.2f} MB" if n_bytes >= 100_000 else f"{n_bytes / 1e3:.1f} kB"
+
+
+def heading(title: str) -> None:
+    print()
+    print(title)
+    print("=" * len(title))
+
+
+def table(header: list[str], rows: list[list[str]], align: str | None = None) -> None:
+    """Print a fixed-width table; `align` holds '<' or '>' per column (default: first left, rest right)."""
+    align = align or "<" + ">" * (len(header) - 1)
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    line = "  ".join(f"{h:{a}{w}}" for h, a, w in zip(header, align, widths, strict=True))
+    print(line)
+    print("-" * len(line))
+    for row in rows:
+        print("  ".join(f"{c:{a}{w}}" for c, a, w in zip(row, align, widths, strict=True)))
+
+
+def require_data_dir() -> Path:
+    value = os.environ.get("GEMFLUX_DATA_DIR")
+    if not value:
+        sys.exit("error: set GEMFLUX_DATA_DIR to the reference data folder (the one holding modelseed/ and media/)")
+    data_dir = Path(value).expanduser().resolve()
+    for name in ("compounds.tsv", "reactions.tsv"):
+        if not (data_dir / "modelseed" / name).is_file():
+            sys.exit(f"error: GEMFLUX_DATA_DIR={value}: {data_dir / 'modelseed' / name} not found")
+    return data_dir
+
+
+def children_of(parent: int) -> set[int]:
+    """Pids of the live direct children of `parent`, from /proc (no psutil)."""
+    found: set[int] = set()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", encoding="ascii", errors="replace") as handle:
+                # pid (comm) state ppid ...: comm may hold spaces, so split after the last ')'
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:  # gone while we looked
+            continue
+        if int(fields[1]) == parent:
+            found.add(int(entry.name))
+    return found
+
+
+def memory_kib(pid: int) -> tuple[int, int]:
+    """(VmRSS, VmHWM) of a process, KiB."""
+    values = {"VmRSS": 0, "VmHWM": 0}
+    with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as handle:
+        for line in handle:
+            key = line.split(":", 1)[0]
+            if key in values:
+                values[key] = int(line.split()[1])
+    return values["VmRSS"], values["VmHWM"]
+
+
+# ----------------------------------------------------------------------------------------------
+# shared context: temp folder, reference data, models and their files (loaded once, on demand)
+
+
+@dataclass
+class Context:
+    tmp: Path
+    data_dir: Path
+    cache_dir: Path
+    errlog: TextIO
+    _ijo: cobra.Model | None = None
+    _textbook: cobra.Model | None = None
+    _biochem: BiochemIndex | None = None
+    _media: dict[str, PredefinedMedium] | None = None
+    _files: dict[tuple[str, str], Path] = field(default_factory=dict)
+    findings: dict[str, Any] = field(default_factory=dict)
+
+    def ijo(self) -> cobra.Model:
+        """iJO1366 as shipped with COBRApy (the default solver, GLPK). Never mutated outside `with`."""
+        if self._ijo is None:
+            started = time.perf_counter()
+            self._ijo = cobra.io.load_model(IJO)
+            print(f"(loaded {IJO} with cobra.io.load_model in {time.perf_counter() - started:.2f} s: "
+                  f"{len(self._ijo.reactions)} reactions, {len(self._ijo.metabolites)} metabolites)")
+        return self._ijo
+
+    def textbook(self) -> cobra.Model:
+        if self._textbook is None:
+            self._textbook = cobra.io.load_model("textbook")
+        return self._textbook
+
+    def biochem(self) -> BiochemIndex:
+        if self._biochem is None:
+            started = time.perf_counter()
+            self._biochem = BiochemIndex.open(self.data_dir, self.cache_dir)
+            print(f"(biochemistry index opened in {time.perf_counter() - started:.2f} s)")
+        return self._biochem
+
+    def media_library(self) -> dict[str, PredefinedMedium]:
+        if self._media is None:
+            self._media = load_media_library(self.data_dir)
+        return self._media
+
+    def workspace(self, state_name: str) -> Workspace:
+        store = Store(self.tmp / state_name)
+        return Workspace(store, LOCAL_WORKSPACE, self.biochem(), self.media_library())
+
+    def model_file(self, name: str, fmt: str) -> Path:
+        """The model written by COBRApy into the temp folder (once), as SBML (.xml) or JSON."""
+        key = (name, fmt)
+        if key not in self._files:
+            model = self.ijo() if name == IJO else self.textbook()
+            folder = self.tmp / "source-files"
+            folder.mkdir(exist_ok=True)
+            path = folder / f"{name}.{'xml' if fmt == 'sbml' else 'json'}"
+            if fmt == "sbml":
+                cobra.io.write_sbml_model(model, str(path))
+            else:
+                cobra.io.save_json_model(model, str(path))
+            self._files[key] = path
+        return self._files[key]
+
+    def server_env(self, state_dir: Path) -> dict[str, str]:
+        self.biochem()  # the index must exist, or the server would build it at start-up
+        env = dict(os.environ)  # the SDK passes only a small whitelist unless given the full environment
+        env.update(
+            GEMFLUX_DATA_DIR=str(self.data_dir),
+            GEMFLUX_CACHE_DIR=str(self.cache_dir),
+            GEMFLUX_STATE_DIR=str(state_dir),
+            FASTMCP_CHECK_FOR_UPDATES="off",
+            FASTMCP_SHOW_SERVER_BANNER="false",
+            FASTMCP_ENABLE_RICH_LOGGING="false",
+        )
+        return env
+
+
+@asynccontextmanager
+async def served(env: dict[str, str], errlog: TextIO) -> AsyncIterator[tuple[Client, int]]:
+    """A `gem-flux serve` stdio session (official SDK client, legacy handshake) and the server's pid."""
+    gem_flux = str(Path(sys.executable).with_name("gem-flux"))
+    params = StdioServerParameters(command=gem_flux, args=["serve"], env=env)
+    me = os.getpid()
+    before = children_of(me)
+    # stdio_client(...) is what Client(StdioServerParameters) builds; passing it lets the server's
+    # stderr go to a log file.
+    async with Client(stdio_client(params, errlog=errlog), mode="legacy", cache=None,
+                      read_timeout_seconds=300) as client:
+        await client.list_tools()
+        spawned = children_of(me) - before
+        if len(spawned) != 1:
+            raise RuntimeError(f"expected one server child process, found {sorted(spawned)}")
+        yield client, spawned.pop()
+
+
+async def call(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(tool, arguments)
+    payload = dict(result.structured_content or {})
+    if result.is_error:
+        raise RuntimeError(f"{tool} failed: {payload or result.content}")
+    return payload
+
+
+def add_textbooks(store: Store, model: cobra.Model, start: int, stop: int) -> float:
+    """Store the same model under ids textbook_<i>.draft for i in [start, stop); returns ms per model."""
+    started = time.perf_counter()
+    for i in range(start, stop):
+        store.add_model(LOCAL_WORKSPACE, f"textbook_{i:04d}.draft", model, model_name=f"textbook_{i:04d}",
+                        source="imported", template=None, derived_from=None)
+    return (time.perf_counter() - started) * 1000 / max(1, stop - start)
+
+
+# ----------------------------------------------------------------------------------------------
+# 1. solvers
+
+
+@dataclass
+class SolverRun:
+    name: str
+    note: str = ""
+    switch_ms: float | None = None
+    samples: dict[str, list[float]] = field(default_factory=dict)
+    growth: float = math.nan
+    pfba_total_flux: float = math.nan
+    model: cobra.Model | None = None
+
+
+@dataclass
+class GilProbe:
+    label: str
+    rate: float  # counter iterations per second in thread B
+    max_stall_ms: float  # longest gap between two checkpoints of thread B (1,000 iterations apart)
+    calls: int = 0  # calls of thread A's work
+    call_ms: float = math.nan  # median duration of one call in thread A
+
+
+def cold_solve(run: SolverRun) -> Callable[[], object]:
+    """FBA without a usable starting basis: GLPK is reset to the standard (slack) basis first;
+    the hybrid interface builds a fresh HiGHS problem on every solve anyway."""
+    model = run.model
+    assert model is not None
+    if run.name == "glpk":
+        import swiglpk
+
+        def glpk_cold() -> float:
+            swiglpk.glp_std_basis(model.solver.problem)
+            return float(model.slim_optimize())
+
+        return glpk_cold
+
+    def fba() -> float:
+        return float(model.slim_optimize())
+
+    return fba
+
+
+def bench_solver(run: SolverRun) -> None:
+    model = run.model
+    assert model is not None
+    exchange = model.reactions.get_by_id(GLUCOSE_EXCHANGE)
+    original = exchange.lower_bound
+    flips = [0]
+
+    def changed_bounds() -> None:  # what a medium change does between two solves
+        flips[0] += 1
+        exchange.lower_bound = original * (0.9 if flips[0] % 2 else 1.0)
+        model.slim_optimize()
+
+    run.samples["slim_optimize"] = timed_ms(model.slim_optimize, N_FBA, warmup=N_WARMUP)
+    run.samples["optimize"] = timed_ms(model.optimize, N_FBA)
+    try:
+        run.samples["slim, bound changed"] = timed_ms(changed_bounds, N_FBA)
+    finally:
+        exchange.lower_bound = original
+    run.samples["slim, cold basis"] = timed_ms(cold_solve(run), N_PFBA)
+    run.samples["pfba"], solutions = timed_calls(partial(pfba, model), N_PFBA, warmup=1)
+    run.growth = float(model.slim_optimize())
+    run.pfba_total_flux = float(solutions[-1].objective_value)
+
+
+def gil_probe(label: str, work: Callable[[], object] | None, seconds: float) -> GilProbe:
+    """Thread B counts in pure Python while thread A repeats `work` (or sleeps) for `seconds`."""
+    stop = threading.Event()
+
+    def counter() -> tuple[int, float, float]:
+        count = 0
+        max_gap = 0.0
+        started = last = time.perf_counter()
+        while not stop.is_set():
+            for _ in range(1000):
+                count += 1
+            now = time.perf_counter()
+            max_gap = max(max_gap, now - last)
+            last = now
+        return count, time.perf_counter() - started, max_gap
+
+    def worker() -> list[float]:
+        durations: list[float] = []
+        deadline = time.perf_counter() + seconds
+        try:
+            if work is None:
+                time.sleep(seconds)
+            while work is not None and time.perf_counter() < deadline:
+                started = time.perf_counter()
+                work()
+                durations.append((time.perf_counter() - started) * 1000)
+        finally:
+            stop.set()
+        return durations
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        counting = pool.submit(counter)
+        working = pool.submit(worker)
+        durations = working.result()
+        count, elapsed, max_gap = counting.result()
+    return GilProbe(label, count / elapsed, max_gap * 1000, len(durations),
+                    median(durations) if durations else math.nan)
+
+
+def busy_python() -> int:
+    total = 0
+    for i in range(300_000):
+        total += i
+    return total
+
+
+def section_solvers(ctx: Context) -> None:
+    heading(f"1. FBA latency on {IJO}: GLPK vs HiGHS")
+    base = ctx.ijo()
+    runs: list[SolverRun] = []
+    copy_ms: list[float] = []
+    for name in SOLVERS:
+        run = SolverRun(name)
+        runs.append(run)
+        if name not in cobra_solvers:
+            run.note = "not available"
+            continue
+        elapsed, copies = timed_calls(base.copy, 1)
+        copy_ms.extend(elapsed)
+        run.model = copies[0]
+        if name != "glpk":
+            run.switch_ms = once_ms(partial(setattr, run.model, "solver", name))
+        interface = run.model.solver.interface.__name__
+        run.note = interface
+        print(f"  {name:<7} {interface}: benchmarking ...", flush=True)
+        bench_solver(run)
+
+    glpk = runs[0]
+    rows: list[list[str]] = []
+    for kind in ("slim_optimize", "optimize", "slim, bound changed", "slim, cold basis", "pfba"):
+        for run in runs:
+            if kind not in run.samples:
+                continue
+            values = run.samples[kind]
+            ratio = median(values) / median(glpk.samples[kind])
+            rows.append([kind if run is glpk else "", run.name, str(len(values)), f"{median(values):.1f}",
+                         f"{p95(values):.1f}", f"{ratio:.2f}×"])
+    print()
+    table(["measure", "solver", "N", "median ms", "p95 ms", "÷ glpk"], rows, "<<>>>>")
+    print("slim_optimize: 3 warm-ups, then N solves of the unchanged problem (GLPK re-starts from the last "
+          "optimal basis;\n  the hybrid interface rebuilds and re-solves the whole LP in HiGHS every time). "
+          "'bound changed': glucose uptake\n  toggled 10 ↔ 9 before each solve; 'cold basis': GLPK reset to "
+          "the slack basis (glp_std_basis) before each\n  solve. pfba = cobra.flux_analysis.pfba (1 warm-up).")
+    for run in runs:
+        if run.model is None:
+            print(f"  {run.name}: {run.note} — cobra knows {', '.join(sorted(cobra_solvers))}; optlang "
+                  f"{importlib.metadata.version('optlang')} has no HiGHS interface of its own, HiGHS is reached "
+                  f"through 'hybrid'")
+    growths = [r for r in runs if r.model is not None]
+    print("Agreement: " + "; ".join(f"{r.name} growth {r.growth:.9f}, pFBA total flux {r.pfba_total_flux:.4f}"
+                                    for r in growths))
+
+    # one-time costs
+    print()
+    one_time: list[list[str]] = [["model.copy() (iJO1366, GLPK)", f"{median(copy_ms):.0f}",
+                                  f"median of {len(copy_ms)}"]]
+    for run in runs:
+        if run.switch_ms is not None:
+            one_time.append([f"model.solver = '{run.name}' (loaded model)", f"{run.switch_ms:.0f}", "once"])
+    data = cobra.io.to_json(base)
+    config = cobra.Configuration()
+    default_solver = config.solver
+    load_ms: dict[str, float] = {}
+    try:
+        for run in growths:
+            config.solver = run.name
+            load_ms[run.name] = median(timed_ms(lambda: cobra.io.from_json(data), 2))
+            one_time.append([f"cobra.io.from_json, default solver {run.name}", f"{load_ms[run.name]:.0f}",
+                             "median of 2 (the store's cold load)"])
+    finally:
+        config.solver = default_solver
+    table(["one-time cost", "ms", "note"], one_time, "<><")
+
+    # the GIL
+    print()
+    print(f"Does a solve block other threads? Thread B counts in pure Python while thread A works for "
+          f"{GIL_PROBE_SECONDS} s (pool of 2 threads; sys.getswitchinterval() = {sys.getswitchinterval() * 1000:.0f} "
+          f"ms; {os.cpu_count()} CPUs)")
+    probes = [gil_probe("A sleeps (B alone)", None, GIL_PROBE_SECONDS),
+              gil_probe("A pure-Python loop", busy_python, GIL_PROBE_SECONDS)]
+    for run in growths:
+        model = run.model
+        assert model is not None
+        probes.append(gil_probe(f"A FBA, cold basis ({run.name})", cold_solve(run), GIL_PROBE_SECONDS))
+        probes.append(gil_probe(f"A pFBA ({run.name})", partial(pfba, model), GIL_PROBE_SECONDS))
+    alone = probes[0].rate
+    table(["thread A", "A calls", "A call ms", "B Mit/s", "B ÷ alone", "B max stall ms"],
+          [[p.label, str(p.calls) if p.calls else "-", f"{p.call_ms:.0f}" if p.calls else "-",
+            f"{p.rate / 1e6:.1f}", f"{p.rate / alone:.2f}", f"{p.max_stall_ms:.1f}"] for p in probes])
+    floor = probes[1].rate / alone
+    holds: dict[str, bool] = {}
+    for probe in probes[2:]:
+        if "cold basis" in probe.label:
+            solver = probe.label.split("(")[1].rstrip(")")
+            # Held GIL: B stalls for about a whole solve, and gets no more than pure-Python contention.
+            holds[solver] = probe.max_stall_ms > max(20.0, 0.5 * probe.call_ms) and probe.rate / alone < floor + 0.15
+    print("A solver that releases the GIL leaves B near 'alone' during the native solve, and B's longest stall "
+          "stays near\nthe switch interval; one that holds it stalls B for a whole solve. "
+          + "; ".join(f"{s} holds the GIL: {'yes' if h else 'no'}" for s, h in holds.items()))
+
+    ctx.findings["solvers"] = {
+        "fba": {r.name: median(r.samples["optimize"]) for r in growths},
+        "fba_changed": {r.name: median(r.samples["slim, bound changed"]) for r in growths},
+        "fba_cold": {r.name: median(r.samples["slim, cold basis"]) for r in growths},
+        "pfba": {r.name: median(r.samples["pfba"]) for r in growths},
+        "switch": {r.name: r.switch_ms for r in growths if r.switch_ms is not None},
+        "load": load_ms,
+        "holds_gil": holds,
+    }
+    for run in runs:
+        run.model = None  # free the copies
+
+
+# ----------------------------------------------------------------------------------------------
+# 2. run_fba through the library
+
+
+def ijo_medium_in_modelseed(ctx: Context) -> tuple[dict[str, float], dict[str, str], list[str]]:
+    """iJO1366's default medium as {cpd: max uptake}, the exchanges used ({exchange: cpd}), unmapped ones."""
+    uptake = dict(ctx.ijo().medium)
+    bigg = {rid: rid[3:-2] for rid in uptake if rid.startswith("EX_") and rid.endswith("_e")}
+    mapping = ctx.biochem().compound_ids_for_external("BiGG", list(bigg.values()))
+    compounds: dict[str, float] = {}
+    used: dict[str, str] = {}
+    unmapped = [rid for rid in uptake if rid not in bigg]
+    for rid, bigg_id in bigg.items():
+        cpd = mapping.get(bigg_id)
+        if cpd is None:
+            unmapped.append(rid)
+            continue
+        compounds[cpd] = max(compounds.get(cpd, 0.0), float(uptake[rid]))
+        used[rid] = cpd
+    return compounds, used, unmapped
+
+
+def section_run_fba(ctx: Context) -> None:
+    heading(f"2. run_fba through the library (Workspace.run_fba, {IJO} in a temp Store)")
+    base = ctx.ijo()
+    sbml = ctx.model_file(IJO, "sbml")
+    ws = ctx.workspace("state-run-fba")
+    try:
+        import_ms, imported = timed_calls(partial(ws.import_model, sbml, IJO, "sbml"), 1)
+        model_id = str(imported[0]["model_id"])
+        compounds, used, unmapped = ijo_medium_in_modelseed(ctx)
+        media = ws.build_media(list(compounds), default_uptake=10.0,
+                               custom_bounds={c: [-u, 1000.0] for c, u in compounds.items()},
+                               media_name="iJO1366_default")
+        media_id = str(media["media_id"])
+        print(f"imported {sbml.name} ({size_text(sbml.stat().st_size)}) as {model_id} in {import_ms[0] / 1000:.2f} s; "
+              f"medium {media_id}: {len(compounds)} compounds from {len(used)} of {len(base.medium)} default "
+              f"exchanges" + (f" (not mapped: {', '.join(unmapped)})" if unmapped else ""))
+
+        # COBRApy's own answer on the same bounds: the mapped exchanges opened at their uptake, the rest closed.
+        with base:
+            base.medium = {rid: float(base.medium[rid]) for rid in used}
+            reference = float(base.slim_optimize())
+
+        def run(pfba_flag: bool) -> dict[str, Any]:
+            return ws.run_fba(model_id, media_id, objective=IJO_OBJECTIVE, pfba=pfba_flag)
+
+        def evict_all() -> int:
+            return ws.store.evict_idle(now=time.monotonic() + 1e9)  # drop every cached model
+
+        rows: list[list[str]] = []
+        checks: list[str] = []
+        overhead: dict[str, float] = {}
+        for label, flag in (("fba", False), ("pfba", True)):
+            evict_all()
+            cold_ms, first = timed_calls(partial(run, flag), 1)
+            cold = cold_ms[0]
+            warm, later = timed_calls(partial(run, flag), N_RUN_FBA)
+            results = first + later
+            solve = [float(r["solve_time_ms"]) for r in results[1:]]
+            overhead[label] = median(warm) - median(solve)
+            rows.append([label, f"{cold:.0f}", f"{median(warm):.1f}", f"{p95(warm):.1f}", f"{median(solve):.1f}",
+                         f"{overhead[label]:.1f}", str(results[0]["solver"])])
+            growth = float(results[-1]["objective_value"])
+            same = all(abs(float(r["objective_value"]) - reference) <= GROWTH_TOLERANCE for r in results)
+            checks.append(f"{label}: run_fba {growth:.6f} vs cobra {reference:.9f} → "
+                          f"{'equal' if same else 'DIFFERENT'} to {GROWTH_TOLERANCE:g}")
+        print()
+        table(["method", "cold ms", "warm median ms", "warm p95 ms", "solve ms", "overhead ms", "solver"], rows)
+        print(f"cold = first call after the cache was emptied (reads, checks and parses the stored JSON); "
+              f"warm = median of {N_RUN_FBA};\nsolve = the result's solve_time_ms (optimize, + pfba); "
+              f"overhead = warm median − solve median.")
+        print("Growth check (cobra.slim_optimize on iJO1366 with model.medium set to the same exchanges): "
+              + "; ".join(checks))
+
+        # where a warm call spends its time
+        profiler = cProfile.Profile()
+        profiler.enable()
+        run(False)
+        profiler.disable()
+        stats = pstats.Stats(profiler)
+        total_s = max(v[3] for v in stats.stats.values())  # type: ignore[attr-defined]
+        entries = sorted(stats.stats.items(), key=lambda item: -item[1][3])  # type: ignore[attr-defined]
+        ours = [(k, v) for k, v in entries if "gem_flux_mcp" in k[0]][:10]
+        theirs = [(k, v) for k, v in entries if "gem_flux_mcp" not in k[0] and "cProfile" not in k[2]]
+        print()
+        print(f"cProfile of one warm fba call ({total_s * 1000:.0f} ms under the profiler), top 10 cumulative "
+              f"entries in gem_flux_mcp:")
+        table(["cum ms", "own ms", "calls", "function"],
+              [[f"{v[3] * 1000:.1f}", f"{v[2] * 1000:.1f}", str(v[1]), short_name(k)] for k, v in ours], ">>><")
+        print("…and the heaviest entries outside it:")
+        table(["cum ms", "own ms", "calls", "function"],
+              [[f"{v[3] * 1000:.1f}", f"{v[2] * 1000:.1f}", str(v[1]), short_name(k)] for k, v in theirs[:12]],
+              ">>><")
+        ctx.findings["run_fba"] = {"overhead": overhead}
+    finally:
+        ws.store.close()
+
+
+def short_name(key: tuple[str, int, str]) -> str:
+    path, line, name = key
+    if path == "~":
+        return name
+    parts = Path(path).parts
+    for anchor in ("gem_flux_mcp", "site-packages"):
+        if anchor in parts:
+            parts = parts[parts.index(anchor) + (0 if anchor == "gem_flux_mcp" else 1):]
+            break
+    return f"{'/'.join(parts[-3:])}:{line}({name})"
+
+
+# ----------------------------------------------------------------------------------------------
+# 3. list_models
+
+
+def section_list(ctx: Context) -> None:
+    heading("3. list_models with 100 and 1,000 stored models")
+    textbook = ctx.textbook()
+    state = ctx.tmp / "state-list"
+    ws = ctx.workspace(state.name)
+    rows: list[list[str]] = []
+    verdict = ""
+    try:
+        for start, stop in ((0, 100), (100, 1000)):
+            per_model = add_textbooks(ws.store, textbook, start, stop)
+            payload = ws.list_models()
+            assert payload["total_models"] == stop, payload["total_models"]
+            samples = timed_ms(ws.list_models, N_LIST, warmup=1)
+            rows.append([f"{stop:,}", "in-process", str(N_LIST), f"{median(samples):.2f}", f"{p95(samples):.2f}",
+                         size_text(len(json.dumps(payload)))])
+            print(f"  stored {stop - start} textbook models via Store.add_model: {per_model:.1f} ms per model",
+                  flush=True)
+            if stop == 100:
+                met = p95(samples) < LIST_TARGET_MS
+                verdict = (f"Target: list_models with 100 models in-process < {LIST_TARGET_MS:g} ms: median "
+                           f"{median(samples):.2f} ms, p95 {p95(samples):.2f} ms → {'MET' if met else 'NOT MET'}")
+    finally:
+        ws.store.close()
+
+    async def over_mcp() -> tuple[list[float], int, float]:
+        async with served(ctx.server_env(state), ctx.errlog) as (client, _pid):
+            started = time.perf_counter()
+            first = await call(client, "list_models", {})
+            first_ms = (time.perf_counter() - started) * 1000
+            samples: list[float] = []
+            for _ in range(N_LIST_MCP):
+                started = time.perf_counter()
+                await call(client, "list_models", {})
+                samples.append((time.perf_counter() - started) * 1000)
+        return samples, int(first["total_models"]), first_ms
+
+    samples, total, first_ms = anyio.run(over_mcp)
+    assert total == 1000, total
+    rows.append(["1,000", "over MCP (stdio)", str(N_LIST_MCP), f"{median(samples):.2f}", f"{p95(samples):.2f}", ""])
+    print()
+    table(["models", "where", "N", "median ms", "p95 ms", "payload"], rows)
+    print(f"In-process: Workspace.list_models() after 1 untimed call; over MCP: call_tool('list_models') on one "
+          f"gem-flux serve session\n  after 1 untimed call ({first_ms:.0f} ms). payload = the dict as JSON.")
+    print(verdict)
+
+
+# ----------------------------------------------------------------------------------------------
+# 4. import / export
+
+
+def section_io(ctx: Context) -> None:
+    heading("4. import_model / export_model time")
+    ws = ctx.workspace("state-io")
+    out_dir = ctx.tmp / "exported"
+    rows: list[list[str]] = []
+    try:
+        for name in ("textbook", IJO):
+            for fmt in ("sbml", "json"):
+                source = ctx.model_file(name, fmt)
+                imports, results = timed_calls(partial(ws.import_model, source, None, fmt), N_IO)
+                model_id = str(results[0]["model_id"])
+                stored = ws.store.get_model_row(LOCAL_WORKSPACE, model_id).file_size
+                ws.store.evict_idle(now=time.monotonic() + 1e9)  # the first export loads the stored file
+                target = out_dir / source.name
+                exports, exported = timed_calls(partial(ws.export_model, model_id, target, fmt), N_IO)
+                rows.append([name, fmt, size_text(source.stat().st_size), size_text(stored),
+                             f"{median(imports):.0f}", f"{exports[0]:.0f}", f"{median(exports):.0f}",
+                             size_text(int(exported[-1]["size_bytes"]))])
+                print(f"  {name} {fmt}: done", flush=True)
+    finally:
+        ws.store.close()
+    print()
+    table(["model", "format", "file", "stored JSON", "import ms", "export 1st ms", "export ms", "exported"], rows,
+          "<<>>>>>>")
+    print(f"import ms = median of {N_IO} Workspace.import_model (parse + store: serialise, sha256, fsync'd write, "
+          f"row);\nexport 1st = the first export (loads the stored JSON into the cache); export ms = median of "
+          f"{N_IO} (incl. the first).")
+
+
+# ----------------------------------------------------------------------------------------------
+# 5. server memory with 500 stored models
+
+
+def section_rss(ctx: Context) -> None:
+    heading("5. Server RSS with 500 stored models (gem-flux serve, stdio)")
+    state = ctx.tmp / "state-rss"
+    with Store(state) as store:
+        per_model = add_textbooks(store, ctx.textbook(), 0, 500)
+    print(f"  stored 500 textbook models: {per_model:.1f} ms per model", flush=True)
+    ids = [f"textbook_{i:04d}.draft" for i in range(0, 500, 500 // N_GET_MODEL)][:N_GET_MODEL]
+    checkpoints = {1, 8, 16, 17, 25, 35, N_GET_MODEL}
+
+    async def session() -> tuple[list[list[str]], list[float], int]:
+        rows: list[list[str]] = []
+        async with served(ctx.server_env(state), ctx.errlog) as (client, pid):
+            rss, hwm = memory_kib(pid)
+            start_rss = rss
+            rows.append(["after start-up (initialize + tools/list)", mib(rss), mib(hwm), ""])
+            started = time.perf_counter()
+            listed = await call(client, "list_models", {})
+            list_ms = (time.perf_counter() - started) * 1000
+            assert listed["total_models"] == 500, listed["total_models"]
+            rss, hwm = memory_kib(pid)
+            rows.append(["after list_models (500)", mib(rss), mib(hwm), f"{rss / 1024 - start_rss / 1024:+.1f}"])
+            loads: list[float] = []
+            for n, model_id in enumerate(ids, start=1):
+                started = time.perf_counter()
+                got = await call(client, "get_model", {"model_id": model_id})
+                loads.append((time.perf_counter() - started) * 1000)
+                assert got["model_id"] == model_id
+                if n in checkpoints:
+                    rss, hwm = memory_kib(pid)
+                    rows.append([f"after get_model × {n} (distinct models)", mib(rss), mib(hwm),
+                                 f"{rss / 1024 - start_rss / 1024:+.1f}"])
+            loads.insert(0, list_ms)
+            return rows, loads, pid
+
+    rows, times, _pid = anyio.run(session)
+    print()
+    table(["stage", "VmRSS MiB", "VmHWM MiB", "Δ RSS MiB"], rows)
+    after16 = float(rows[[r[0] for r in rows].index("after get_model × 16 (distinct models)")][1])
+    final = float(rows[-1][1])
+    print(f"list_models (500) over MCP: {times[0]:.0f} ms; get_model (each loads a model file: cache miss): median "
+          f"{median(times[1:]):.1f} ms, p95 {p95(times[1:]):.1f} ms")
+    print(f"RSS from 16 cached models to {N_GET_MODEL} loaded: {final - after16:+.1f} MiB "
+          f"(the cache holds at most 16 models; textbook = 95 reactions, so each is small)")
+
+
+# ----------------------------------------------------------------------------------------------
+# decision and main
+
+
+def decision(ctx: Context) -> None:
+    found = ctx.findings.get("solvers")
+    if not found:
+        return
+    heading("Decision")
+
+    def pick(times: dict[str, float]) -> str:
+        best = min(times, key=lambda s: times[s])
+        others = ", ".join(f"{s} {v:.1f} ms" for s, v in times.items() if s != best)
+        return f"{best} ({times[best]:.1f} ms vs {others})"
+
+    holds = found["holds_gil"]
+    parts = [f"FBA: {pick(found['fba'])}",
+             f"FBA after a medium change: {pick(found['fba_changed'])}",
+             f"pFBA: {pick(found['pfba'])}",
+             "GLPK holds the GIL: " + ("yes" if holds.get("glpk") else "no"),
+             "HiGHS (hybrid) holds the GIL: " + ("yes" if holds.get("hybrid") else "no")]
+    print("Decision: " + "; ".join(parts) + ".")
+    if any(holds.values()):
+        print("  → a solver that holds the GIL freezes the server's event loop for the whole solve: run long "
+              "solves (pFBA, gapfill)\n    in a worker process, not just a worker thread.")
+    switch = found["switch"]
+    if switch:
+        print("  One-time costs of HiGHS: " + ", ".join(
+            f"switching a loaded model {v:.0f} ms" for v in switch.values())
+              + "; loading the store's JSON: " + ", ".join(f"{s} {v:.0f} ms" for s, v in found["load"].items()))
+    overhead = ctx.findings.get("run_fba", {}).get("overhead")
+    if overhead:
+        print("  run_fba overhead beyond the solve (warm, median): "
+              + ", ".join(f"{k} {v:.0f} ms" for k, v in overhead.items()))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--solvers", action="store_true", help="1. GLPK vs HiGHS FBA/pFBA latency, GIL")
+    parser.add_argument("--run-fba", action="store_true", help="2. Workspace.run_fba on iJO1366")
+    parser.add_argument("--list", action="store_true", help="3. list_models with 100 / 1,000 models")
+    parser.add_argument("--io", action="store_true", help="4. import/export time")
+    parser.add_argument("--rss", action="store_true", help="5. server RSS with 500 stored models")
+    parser.add_argument("--cache-dir", help="index cache folder (default: $GEMFLUX_CACHE_DIR, else a temp folder)")
+    args = parser.parse_args()
+    chosen = [s for s in SECTIONS if getattr(args, s)] or list(SECTIONS)
+    data_dir = require_data_dir()
+
+    config = cobra.Configuration()
+    print("gem-flux store, FBA and solver benchmark (issue 3)")
+    print(f"date {dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z} | {platform.node()} | {os.cpu_count()} CPUs | "
+          f"Python {platform.python_version()} | cobra {cobra.__version__} | "
+          f"optlang {importlib.metadata.version('optlang')} | swiglpk {importlib.metadata.version('swiglpk')} | "
+          f"highspy {importlib.metadata.version('highspy')}")
+    print(f"data {data_dir} | sections: {', '.join(chosen)} | COBRApy default solver: "
+          f"{config.solver.__name__.split('.')[-1]}")
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="gemflux-store-fba-") as tmp_name:
+        tmp = Path(tmp_name)
+        cache = args.cache_dir or os.environ.get("GEMFLUX_CACHE_DIR") or str(tmp / "cache")
+        with (tmp / "servers-stderr.log").open("w", encoding="utf-8") as errlog:
+            ctx = Context(tmp, data_dir, Path(cache).expanduser().resolve(), errlog)
+            sections: dict[str, Callable[[Context], None]] = {
+                "solvers": section_solvers, "run_fba": section_run_fba, "list": section_list,
+                "io": section_io, "rss": section_rss,
+            }
+            try:
+                for name in chosen:
+                    section_started = time.perf_counter()
+                    sections[name](ctx)
+                    print(f"[section {name}: {time.perf_counter() - section_started:.0f} s]", flush=True)
+            except Exception:
+                errlog.flush()
+                lines = (tmp / "servers-stderr.log").read_text(encoding="utf-8").splitlines()
+                if lines:
+                    print("server stderr (last 40 lines):\n" + "\n".join(lines[-40:]), file=sys.stderr)
+                raise
+            decision(ctx)
+    print(f"\nTotal wall time {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
