@@ -350,9 +350,9 @@ def test_restart_keeps_everything(state_dir: Path, textbook: cobra.Model) -> Non
 
 def test_migrations(state_dir: Path) -> None:
     with Store(state_dir) as store:
-        assert store.db.schema_version() == MIGRATIONS[-1].version == 1
+        assert store.db.schema_version() == MIGRATIONS[-1].version
         applied = store.db.applied_migrations()
-        assert [v for v, _, _ in applied] == [1]
+        assert [v for v, _, _ in applied] == [m.version for m in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))
     with Store(state_dir) as store:  # reopen: nothing re-applied
         assert store.db.applied_migrations() == applied
 
@@ -361,8 +361,24 @@ def test_migrations(state_dir: Path) -> None:
     with pytest.raises(DatabaseError) as info:
         Store(state_dir)
     assert info.value.code == "STATE_DB_TOO_NEW"
-    assert info.value.details["db_version"] == 999 and info.value.details["code_version"] == 1
+    assert info.value.details["db_version"] == 999 and info.value.details["code_version"] == MIGRATIONS[-1].version
     assert info.value.suggestions
+
+
+def test_an_old_database_is_upgraded_in_place(state_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gem_flux_mcp.store.db as db_module
+
+    with monkeypatch.context() as patch:
+        patch.setattr(db_module, "MIGRATIONS", MIGRATIONS[:1])  # the first release's schema
+        with Store(state_dir) as old:
+            assert old.db.schema_version() == 1
+            old.add_media(MediaRow(workspace="ws", media_id="kept", media_name=None,
+                                   compounds={"cpd00027": (-1.0, 1.0)}, default_uptake=1.0, created_at="",
+                                   description=None))
+    with Store(state_dir) as upgraded:
+        assert upgraded.db.schema_version() == MIGRATIONS[-1].version
+        assert upgraded.get_media("ws", "kept").compounds == {"cpd00027": (-1.0, 1.0)}
+        assert upgraded.db.count_sessions() == 0  # the new tables exist
 
 
 def test_split_sql_handles_comments_and_strings() -> None:

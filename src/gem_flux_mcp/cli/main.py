@@ -36,6 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--log-level", default="INFO", help="log level for stderr (default INFO)")
 
+    board = sub.add_parser("dashboard", help="serve the web dashboard for a state folder")
+    board.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    board.add_argument("--port", type=int, default=8766, help="port (default 8766)")
+    board.add_argument("--state-dir", help="state folder (default: $GEMFLUX_STATE_DIR)")
+    board.add_argument("--log-level", default="INFO", help="log level for stderr (default INFO)")
+
     data = sub.add_parser("data", help="download or verify the reference data")
     data_sub = data.add_subparsers(dest="data_command", required=True)
     fetch = data_sub.add_parser("fetch", help="download the reference data bundle")
@@ -62,6 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gem_flux_mcp.server.app import serve
 
         return serve(args)
+    if args.command == "dashboard":
+        from gem_flux_mcp.server.app import run_dashboard
+
+        return run_dashboard(args)
     if args.command == "data":
         from gem_flux_mcp.cli import data_commands
 

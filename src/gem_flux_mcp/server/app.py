@@ -15,12 +15,14 @@ os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
 os.environ.setdefault("FASTMCP_ENABLE_RICH_LOGGING", "false")
 
 from fastmcp import FastMCP
+from starlette.middleware import Middleware
 
 from gem_flux_mcp import __version__
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
-from gem_flux_mcp.server import resources
+from gem_flux_mcp.server import dashboard, resources
 from gem_flux_mcp.server.envelope import ArgumentErrorMiddleware
+from gem_flux_mcp.server.recording import RecordingMiddleware, SessionCloseMiddleware
 from gem_flux_mcp.server.tools import lookup, session
 
 log = logging.getLogger("gem_flux_mcp")
@@ -39,13 +41,23 @@ Every failure returns an error envelope with error_code, details, suggestions,
 valid_next_steps and an example_call: follow them instead of retrying the same call."""
 
 
-def create_app() -> FastMCP:
+def create_app(*, with_dashboard: bool = False) -> FastMCP:
     """The MCP app with every tool registered. Resources must be loaded (or installed) before
-    the first tool call; tool registration itself does not touch them."""
+    the first tool call; tool registration itself does not touch them. With the dashboard, its
+    pages and /api/ routes are served beside /mcp (HTTP transport)."""
     mcp = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__)
+    # first added = outermost: the recorder sees the final result, envelopes included
+    mcp.add_middleware(RecordingMiddleware(resources.get_recorder, lambda: resources.LOCAL_WORKSPACE))
     mcp.add_middleware(ArgumentErrorMiddleware())
     lookup.register(mcp)
     session.register(mcp)
+    if with_dashboard:
+        source = dashboard.DashboardSource(
+            store=resources.get_store(), recorder=resources.get_recorder, tools=dashboard.tool_lister(mcp),
+            workspace=lambda request: resources.LOCAL_WORKSPACE,
+        )
+        for route in dashboard.routes(source):
+            mcp.custom_route(route.path, methods=["GET"])(route.endpoint)
     return mcp
 
 
@@ -73,7 +85,8 @@ def serve(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     settings = Settings.resolve(args.data_dir, args.state_dir, args.cache_dir)
     try:
-        resources.load_resources(settings)
+        # GEMFLUX_RECORD_CALLS=0 turns the session/call record off (used to measure its cost)
+        resources.load_resources(settings, record_activity=os.environ.get("GEMFLUX_RECORD_CALLS", "1") != "0")
     except GemFluxError as exc:
         # One clear line, exit code 1 (seed 001's start-up contract).
         log.error("cannot start: %s [%s]", exc.message, exc.code)
@@ -81,24 +94,59 @@ def serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         log.error("cannot start: %s", exc)
         return 1
-    resources.start_cleanup_timer()
+    resources.start_cleanup_timers()
     _warm_up_modeling_imports_later()
-    mcp = create_app()
-    if args.transport == "stdio":
-        mcp.run("stdio", show_banner=False)
+    mcp = create_app(with_dashboard=args.transport == "http")
+    try:
+        if args.transport == "stdio":
+            mcp.run("stdio", show_banner=False)
+            return 0
+        if args.host not in {"127.0.0.1", "localhost", "::1"}:
+            log.warning("binding to %s: the server is reachable from other machines", args.host)
+        mcp.run(
+            "http",
+            show_banner=False,
+            host=args.host,
+            port=args.port,
+            path="/mcp",
+            # FastMCP does not check Host/Origin by default: reject foreign browser origins (403)
+            # and DNS-rebinding Host headers.
+            host_origin_protection=True,
+            allowed_origins=list(args.allowed_origin) or None,
+            log_level=args.log_level.lower(),
+            middleware=[Middleware(SessionCloseMiddleware, recorder=resources.get_recorder)],
+        )
         return 0
-    if args.host not in {"127.0.0.1", "localhost", "::1"}:
-        log.warning("binding to %s: the server is reachable from other machines", args.host)
-    mcp.run(
-        "http",
-        show_banner=False,
-        host=args.host,
-        port=args.port,
-        path="/mcp",
-        # FastMCP does not check Host/Origin by default: reject foreign browser origins (403)
-        # and DNS-rebinding Host headers.
-        host_origin_protection=True,
-        allowed_origins=list(args.allowed_origin) or None,
-        log_level=args.log_level.lower(),
+    finally:
+        resources.shutdown()
+
+
+def run_dashboard(args: argparse.Namespace) -> int:
+    """`gem-flux dashboard`: the dashboard alone, reading the state folder a server writes."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+    from gem_flux_mcp.store.store import Store
+
+    configure_logging(args.log_level)
+    settings = Settings.resolve(None, args.state_dir, None)
+    try:
+        store = Store(settings.state_dir)
+    except GemFluxError as exc:
+        log.error("cannot start: %s [%s]", exc.message, exc.code)
+        return 1
+    source = dashboard.DashboardSource(
+        store=store, recorder=lambda: None, tools=dashboard.tool_lister(create_app()),
+        workspace=lambda request: resources.LOCAL_WORKSPACE,
     )
+    app = Starlette(routes=dashboard.routes(source))
+    # DNS-rebinding guard: only loopback Host headers unless bound elsewhere on purpose
+    hosts = ["127.0.0.1", "localhost", "[::1]"] if args.host in {"127.0.0.1", "localhost", "::1"} else ["*"]
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
+    log.info("dashboard on http://%s:%d/ (state %s)", args.host, args.port, settings.state_dir)
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level.lower())
+    finally:
+        store.close()
     return 0

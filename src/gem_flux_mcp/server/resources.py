@@ -9,12 +9,14 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.media_library import PredefinedMedium, load_media_library
 from gem_flux_mcp.errors import DataError, ServerError
+from gem_flux_mcp.store.activity import ActivityRecorder
 from gem_flux_mcp.store.store import Store
 from gem_flux_mcp.store.workspace_ops import Workspace
 
@@ -24,6 +26,19 @@ log = logging.getLogger(__name__)
 LOCAL_WORKSPACE = "local"
 ENV_CLEANUP_INTERVAL = "GEMFLUX_CLEANUP_INTERVAL_S"
 ENV_MODEL_IDLE = "GEMFLUX_MODEL_IDLE_S"
+ENV_SESSION_IDLE = "GEMFLUX_SESSION_IDLE_S"
+ENV_SESSION_CLEANUP = "GEMFLUX_SESSION_CLEANUP_S"
+ENV_MAX_SESSIONS = "GEMFLUX_MAX_SESSIONS"
+ENV_RECORD_CHARS = "GEMFLUX_RECORD_RESPONSE_CHARS"
+
+
+def _env_number(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    try:
+        return float(raw) if raw else default
+    except ValueError:
+        log.warning("ignoring %s=%r: not a number", name, raw)
+        return default
 
 
 @dataclass(frozen=True)
@@ -32,13 +47,14 @@ class Resources:
     biochem: BiochemIndex
     media_library: dict[str, PredefinedMedium]
     store: Store
+    recorder: ActivityRecorder | None
 
 
 _resources: Resources | None = None
 _cleanup_stop = threading.Event()
 
 
-def load_resources(settings: Settings) -> Resources:
+def load_resources(settings: Settings, *, record_activity: bool = True) -> Resources:
     """Load everything the tools need; raises DataError with a clear message when data is
     missing or corrupt (the caller turns that into one log line and exit code 1)."""
     global _resources
@@ -51,8 +67,18 @@ def load_resources(settings: Settings) -> Resources:
     started = time.perf_counter()
     biochem = BiochemIndex.open(settings.data_dir, settings.cache_dir)
     library = load_media_library(settings.data_dir)
-    store = Store(settings.state_dir, idle_seconds=float(os.environ.get(ENV_MODEL_IDLE, "900")))
-    _resources = Resources(settings=settings, biochem=biochem, media_library=library, store=store)
+    store = Store(settings.state_dir, idle_seconds=_env_number(ENV_MODEL_IDLE, 900))
+    recorder = None
+    if record_activity:
+        recorder = ActivityRecorder(
+            store.db,
+            idle_timeout_s=_env_number(ENV_SESSION_IDLE, 1800),
+            max_sessions=int(_env_number(ENV_MAX_SESSIONS, 100)),
+            max_response_chars=int(_env_number(ENV_RECORD_CHARS, 16_000)),
+        )
+        recorder.recover()
+    _resources = Resources(settings=settings, biochem=biochem, media_library=library, store=store,
+                           recorder=recorder)
     log.info(
         "loaded %d compounds, %d reactions, %d predefined media from %s; state in %s (%.2f s)",
         biochem.compound_count, biochem.reaction_count, len(library), settings.data_dir, settings.state_dir,
@@ -67,23 +93,35 @@ def install(resources: Resources) -> None:
     _resources = resources
 
 
-def start_cleanup_timer() -> threading.Thread:
-    """Drop idle models from the in-memory cache on a timer (seed 002's automatic cleanup);
-    stored models are never touched."""
-    interval = float(os.environ.get(ENV_CLEANUP_INTERVAL, "300"))
+def start_cleanup_timers() -> None:
+    """Seed 002's automatic cleanup on timers: idle models leave the in-memory cache (stored
+    models are never touched), and MCP sessions idle past the timeout are closed."""
 
-    def loop() -> None:
-        while not _cleanup_stop.wait(interval):
-            try:
-                dropped = _get().store.evict_idle()
-                if dropped:
-                    log.info("cleanup: dropped %d idle model(s) from memory", dropped)
-            except Exception:  # the timer must outlive any single failure
-                log.exception("cleanup failed")
+    def every(interval: float, name: str, job: Callable[[], object]) -> None:
+        def loop() -> None:
+            while not _cleanup_stop.wait(interval):
+                try:
+                    job()
+                except Exception:  # the timer must outlive any single failure
+                    log.exception("%s failed", name)
 
-    thread = threading.Thread(target=loop, name="gemflux-cleanup", daemon=True)
-    thread.start()
-    return thread
+        threading.Thread(target=loop, name=name, daemon=True).start()
+
+    res = _get()
+    every(_env_number(ENV_CLEANUP_INTERVAL, 300), "gemflux-model-cleanup", res.store.evict_idle)
+    if res.recorder is not None:
+        every(_env_number(ENV_SESSION_CLEANUP, 300), "gemflux-session-cleanup", res.recorder.close_idle)
+
+
+def shutdown() -> None:
+    """Close this process's MCP sessions (their transports are gone) and stop the timers."""
+    _cleanup_stop.set()
+    if _resources is not None and _resources.recorder is not None:
+        _resources.recorder.stop()
+
+
+def get_recorder() -> ActivityRecorder | None:
+    return _resources.recorder if _resources is not None else None
 
 
 def _get() -> Resources:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gem_flux_mcp.errors import DatabaseError
-from gem_flux_mcp.store.rows import MediaRow, ModelRow, ResultRow, utc_now
+from gem_flux_mcp.store.rows import CallRow, MediaRow, ModelRow, ResultRow, SessionRow, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -95,8 +95,57 @@ CREATE TABLE results (
 CREATE INDEX results_by_model ON results (workspace, model_id, id DESC);
 """
 
+# MCP sessions and tool calls (seed 003). The CHECK constraints are its validation rules, so no
+# code path can store an active session with an end time or a closed one without.
+_MIGRATION_2 = """
+CREATE TABLE mcp_sessions (
+    id TEXT PRIMARY KEY,
+    workspace TEXT NOT NULL,
+    transport TEXT NOT NULL,
+    transport_session_id TEXT,
+    client_name TEXT,
+    client_version TEXT,
+    protocol_version TEXT,
+    status TEXT NOT NULL CHECK (status IN ('active', 'closed')),
+    start_time TEXT NOT NULL,
+    end_time TEXT,
+    last_activity TEXT NOT NULL,
+    tool_call_count INTEGER NOT NULL DEFAULT 0 CHECK (tool_call_count >= 0),
+    total_tokens INTEGER NOT NULL DEFAULT 0 CHECK (total_tokens >= 0),
+    CHECK ((status = 'active' AND end_time IS NULL) OR (status = 'closed' AND end_time IS NOT NULL))
+);
+CREATE INDEX mcp_sessions_by_start ON mcp_sessions (workspace, start_time DESC);
+CREATE INDEX mcp_sessions_by_status ON mcp_sessions (status);
+
+CREATE TABLE tool_calls (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL REFERENCES mcp_sessions (id) ON DELETE CASCADE,
+    workspace TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    client_name TEXT,
+    client_version TEXT,
+    tool_name TEXT NOT NULL,
+    arguments_json TEXT NOT NULL,
+    response_json TEXT,
+    response_size INTEGER NOT NULL,
+    response_truncated INTEGER NOT NULL,
+    is_error INTEGER NOT NULL,
+    error_code TEXT,
+    error_message TEXT,
+    duration_ms REAL NOT NULL,
+    timestamp TEXT NOT NULL,
+    request_id TEXT,
+    annotations_json TEXT,
+    tokens INTEGER NOT NULL
+);
+CREATE INDEX tool_calls_by_session ON tool_calls (session_id, seq);
+"""
+
 # Ordered; append only. A released migration is never edited: add a new one instead.
-MIGRATIONS: tuple[Migration, ...] = (Migration(1, "workspaces_models_media_results", _MIGRATION_1),)
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "workspaces_models_media_results", _MIGRATION_1),
+    Migration(2, "mcp_sessions_tool_calls", _MIGRATION_2),
+)
 
 _MODEL_COLUMNS = (
     "workspace, model_id, model_name, state, source, template, num_reactions, num_metabolites, num_genes, "
@@ -105,6 +154,15 @@ _MODEL_COLUMNS = (
 )
 _MEDIA_COLUMNS = "workspace, media_id, media_name, compounds_json, default_uptake, created_at, description"
 _RESULT_COLUMNS = "id, workspace, model_id, kind, media_id, created_at, summary_json"
+_SESSION_COLUMNS = (
+    "id, workspace, transport, transport_session_id, client_name, client_version, protocol_version, status, "
+    "start_time, end_time, last_activity, tool_call_count, total_tokens"
+)
+_CALL_COLUMNS = (
+    "id, session_id, workspace, seq, client_name, client_version, tool_name, arguments_json, response_json, "
+    "response_size, response_truncated, is_error, error_code, error_message, duration_ms, timestamp, request_id, "
+    "annotations_json, tokens"
+)
 
 
 def split_sql(script: str) -> list[str]:
@@ -491,6 +549,107 @@ class Database:
         return int(rows[0]["n"])
 
 
+    # MCP sessions and tool calls
+
+    def insert_session(self, row: SessionRow, keep_newest: int) -> int:
+        """Insert a session and prune to the newest `keep_newest` sessions (their calls go with
+        them through ON DELETE CASCADE), in one transaction. Returns how many were pruned."""
+        with self.transaction() as conn:
+            conn.execute(
+                f"INSERT INTO mcp_sessions ({_SESSION_COLUMNS}) VALUES ({','.join('?' * 13)})",
+                (row.id, row.workspace, row.transport, row.transport_session_id, row.client_name,
+                 row.client_version, row.protocol_version, row.status, row.start_time, row.end_time,
+                 row.last_activity, row.tool_call_count, row.total_tokens),
+            )
+            pruned = conn.execute(
+                "DELETE FROM mcp_sessions WHERE id IN (SELECT id FROM mcp_sessions "
+                "ORDER BY start_time DESC, id DESC LIMIT -1 OFFSET ?)", (keep_newest,),
+            ).rowcount
+        return int(pruned)
+
+    def insert_calls(self, calls: Sequence[CallRow]) -> None:
+        """Insert calls and bump their sessions' counters in one transaction."""
+        if not calls:
+            return
+        with self.transaction() as conn:
+            known = {r[0] for r in conn.execute(
+                f"SELECT id FROM mcp_sessions WHERE id IN ({','.join('?' * len({c.session_id for c in calls}))})",
+                list({c.session_id for c in calls}),
+            )}
+            kept = [c for c in calls if c.session_id in known]  # a pruned session's late calls are dropped
+            conn.executemany(
+                f"INSERT INTO tool_calls ({_CALL_COLUMNS}) VALUES ({','.join('?' * 19)})",
+                [(c.id, c.session_id, c.workspace, c.seq, c.client_name, c.client_version, c.tool_name,
+                  json.dumps(c.arguments, default=str), c.response, c.response_size, int(c.response_truncated),
+                  int(c.is_error), c.error_code, c.error_message, c.duration_ms, c.timestamp, c.request_id,
+                  None if c.annotations is None else json.dumps(c.annotations), c.tokens) for c in kept],
+            )
+            totals: dict[str, tuple[int, int, str]] = {}
+            for c in kept:
+                count, tokens, last = totals.get(c.session_id, (0, 0, c.timestamp))
+                totals[c.session_id] = (count + 1, tokens + c.tokens, max(last, c.timestamp))
+            conn.executemany(
+                "UPDATE mcp_sessions SET tool_call_count = tool_call_count + ?, total_tokens = total_tokens + ?, "
+                "last_activity = CASE WHEN last_activity > ? THEN last_activity ELSE ? END WHERE id = ?",
+                [(n, t, last, last, sid) for sid, (n, t, last) in totals.items()],
+            )
+
+    def touch_session(self, session_id: str, when: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("UPDATE mcp_sessions SET last_activity = ? WHERE id = ? AND last_activity < ?",
+                         (when, session_id, when))
+
+    def close_sessions(self, ids: Sequence[str], end_time: str) -> int:
+        if not ids:
+            return 0
+        with self.transaction() as conn:
+            return int(conn.execute(
+                f"UPDATE mcp_sessions SET status = 'closed', end_time = ? WHERE status = 'active' "
+                f"AND id IN ({','.join('?' * len(ids))})", [end_time, *ids],
+            ).rowcount)
+
+    def active_sessions(self) -> list[SessionRow]:
+        return [_session_row(r) for r in self._read(
+            f"SELECT {_SESSION_COLUMNS} FROM mcp_sessions WHERE status = 'active' ORDER BY start_time")]
+
+    def recent_sessions(self, workspace: str | None, limit: int, offset: int = 0) -> list[SessionRow]:
+        where, params = ("WHERE workspace = ?", [workspace]) if workspace is not None else ("", [])
+        return [_session_row(r) for r in self._read(
+            f"SELECT {_SESSION_COLUMNS} FROM mcp_sessions {where} ORDER BY start_time DESC, id DESC "
+            "LIMIT ? OFFSET ?", [*params, limit, offset])]
+
+    def get_session(self, session_id: str) -> SessionRow | None:
+        rows = self._read(f"SELECT {_SESSION_COLUMNS} FROM mcp_sessions WHERE id = ?", (session_id,))
+        return _session_row(rows[0]) if rows else None
+
+    def session_aggregates(self, session_id: str) -> dict[str, Any]:
+        """Counts computed from the calls themselves (seed 003's GetSessionWithAggregates)."""
+        row = self._read(
+            "SELECT COUNT(*) AS calls, COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(is_error), 0) AS errors, "
+            "COALESCE(AVG(duration_ms), 0) AS mean_ms FROM tool_calls WHERE session_id = ?", (session_id,))[0]
+        by_tool = self._read(
+            "SELECT tool_name, COUNT(*) AS n FROM tool_calls WHERE session_id = ? GROUP BY tool_name "
+            "ORDER BY n DESC, tool_name", (session_id,))
+        return {"tool_calls": int(row["calls"]), "tokens": int(row["tokens"]), "errors": int(row["errors"]),
+                "mean_duration_ms": round(float(row["mean_ms"]), 3),
+                "calls_by_tool": {str(r["tool_name"]): int(r["n"]) for r in by_tool}}
+
+    def calls_by_session(self, session_id: str, limit: int, offset: int = 0, tool: str | None = None,
+                         errors_only: bool = False) -> list[CallRow]:
+        sql = f"SELECT {_CALL_COLUMNS} FROM tool_calls WHERE session_id = ?"
+        params: list[Any] = [session_id]
+        if tool:
+            sql += " AND tool_name = ?"
+            params.append(tool)
+        if errors_only:
+            sql += " AND is_error = 1"
+        sql += " ORDER BY seq LIMIT ? OFFSET ?"
+        return [_call_row(r) for r in self._read(sql, [*params, limit, offset])]
+
+    def count_sessions(self) -> int:
+        return int(self._read("SELECT COUNT(*) AS n FROM mcp_sessions")[0]["n"])
+
+
 def _model_row(r: sqlite3.Row) -> ModelRow:
     return ModelRow(
         workspace=str(r["workspace"]),
@@ -523,4 +682,27 @@ def _media_row(r: sqlite3.Row) -> MediaRow:
         default_uptake=None if r["default_uptake"] is None else float(r["default_uptake"]),
         created_at=str(r["created_at"]),
         description=r["description"],
+    )
+
+
+def _session_row(r: sqlite3.Row) -> SessionRow:
+    return SessionRow(
+        id=str(r["id"]), workspace=str(r["workspace"]), transport=str(r["transport"]),
+        transport_session_id=r["transport_session_id"], client_name=r["client_name"],
+        client_version=r["client_version"], protocol_version=r["protocol_version"], status=str(r["status"]),
+        start_time=str(r["start_time"]), end_time=r["end_time"], last_activity=str(r["last_activity"]),
+        tool_call_count=int(r["tool_call_count"]), total_tokens=int(r["total_tokens"]),
+    )
+
+
+def _call_row(r: sqlite3.Row) -> CallRow:
+    return CallRow(
+        id=str(r["id"]), session_id=str(r["session_id"]), workspace=str(r["workspace"]), seq=int(r["seq"]),
+        client_name=r["client_name"], client_version=r["client_version"], tool_name=str(r["tool_name"]),
+        arguments=json.loads(r["arguments_json"]), response=r["response_json"],
+        response_size=int(r["response_size"]), response_truncated=bool(r["response_truncated"]),
+        is_error=bool(r["is_error"]), error_code=r["error_code"], error_message=r["error_message"],
+        duration_ms=float(r["duration_ms"]), timestamp=str(r["timestamp"]), request_id=r["request_id"],
+        annotations=None if r["annotations_json"] is None else dict(json.loads(r["annotations_json"])),
+        tokens=int(r["tokens"]),
     )

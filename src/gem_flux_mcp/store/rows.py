@@ -82,3 +82,47 @@ def utc_now() -> str:
             now = _last_ts + timedelta(microseconds=1)
         _last_ts = now
     return now.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """One MCP session (seed 003): active until its transport closes or it idles out."""
+
+    id: str
+    workspace: str
+    transport: str
+    transport_session_id: str | None
+    client_name: str | None
+    client_version: str | None
+    protocol_version: str | None
+    status: str  # "active" | "closed"
+    start_time: str
+    end_time: str | None
+    last_activity: str
+    tool_call_count: int
+    total_tokens: int
+
+
+@dataclass(frozen=True)
+class CallRow:
+    """One tool call, successful or not, with a snapshot of the tool's annotations."""
+
+    id: str
+    session_id: str
+    workspace: str
+    seq: int
+    client_name: str | None
+    client_version: str | None
+    tool_name: str
+    arguments: Any
+    response: str | None
+    response_size: int
+    response_truncated: bool
+    is_error: bool
+    error_code: str | None
+    error_message: str | None
+    duration_ms: float
+    timestamp: str
+    request_id: str | None
+    annotations: dict[str, Any] | None
+    tokens: int

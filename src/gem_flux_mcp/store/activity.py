@@ -1,0 +1,266 @@
+"""The record of MCP sessions and tool calls (seed 003), written off the request path.
+
+Tool calls only put an event on a queue (microseconds); one writer thread turns events into
+rows in batches. Sessions:
+- a connection-scoped session (2025-era `initialize`, `Mcp-Session-Id`, or one stdio connection)
+  is keyed by its transport session id and lasts until the transport closes or it idles out;
+- 2026-07-28 requests are stateless: consecutive calls from the same client identity and
+  workspace, with no gap longer than the idle timeout, form one session.
+Recording never raises into a tool call: a failure is logged and the call goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import queue
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from gem_flux_mcp.store.db import Database
+from gem_flux_mcp.store.rows import CallRow, SessionRow, utc_now
+
+log = logging.getLogger(__name__)
+
+DEFAULT_IDLE_TIMEOUT_S = 1800.0
+DEFAULT_MAX_SESSIONS = 100
+DEFAULT_MAX_RESPONSE_CHARS = 16_000
+CHARS_PER_TOKEN = 4  # the usual rule of thumb for English/JSON text with GPT/Claude tokenizers
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens a client's model will read for this text: ceil(characters / 4)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+@dataclass(frozen=True)
+class ClientIdentity:
+    workspace: str
+    transport: str  # stdio | http
+    transport_session_id: str | None  # set for connection-scoped (2025-era) sessions
+    client_name: str | None
+    client_version: str | None
+    protocol_version: str | None
+
+    def key(self) -> tuple[str | None, ...]:
+        if self.transport_session_id is not None:
+            return ("conn", self.transport_session_id)
+        return ("client", self.workspace, self.client_name, self.client_version)
+
+
+@dataclass(frozen=True)
+class CallEvent:
+    identity: ClientIdentity
+    tool_name: str
+    arguments: Any
+    response_text: str
+    is_error: bool
+    error_code: str | None
+    error_message: str | None
+    duration_ms: float
+    timestamp: str
+    request_id: str | None
+    annotations: dict[str, Any] | None
+
+
+@dataclass
+class _Live:
+    session_id: str
+    last_seen: float  # monotonic
+    seq: int = 0
+    identity: ClientIdentity | None = None
+
+
+@dataclass
+class _Flush:
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+class ActivityRecorder:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+        max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS,
+    ) -> None:
+        self.db = db
+        self.idle_timeout_s = idle_timeout_s
+        self.max_sessions = max_sessions
+        self.max_response_chars = max_response_chars
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._live: dict[tuple[str | None, ...], _Live] = {}
+        self._thread = threading.Thread(target=self._run, name="gemflux-recorder", daemon=True)
+        self._stopped = False
+        self._thread.start()
+
+    # -- called from request handlers (cheap, never raises) ---------------------------------------
+
+    def session_started(self, identity: ClientIdentity) -> None:
+        self._put(("open", identity, time.monotonic()))
+
+    def record(self, event: CallEvent) -> None:
+        self._put(("call", event, time.monotonic()))
+
+    def transport_closed(self, transport_session_id: str) -> None:
+        self._put(("close", transport_session_id))
+
+    def _put(self, item: Any) -> None:
+        if not self._stopped:
+            self._queue.put_nowait(item)
+
+    # -- maintenance ------------------------------------------------------------------------------
+
+    def recover(self) -> int:
+        """At start-up: sessions left active by a crash are closed now."""
+        stale = [s.id for s in self.db.active_sessions()]
+        closed = self.db.close_sessions(stale, utc_now())
+        if closed:
+            log.info("closed %d session(s) left active by an earlier run", closed)
+        return closed
+
+    def close_idle(self) -> int:
+        """Close sessions idle longer than the timeout (the cleanup timer calls this)."""
+        done = _Flush()
+        self._put(("idle", done))
+        done.done.wait(10)
+        return 0
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until every event queued so far is written (readers call this first)."""
+        if self._stopped or not self._thread.is_alive():
+            return True
+        done = _Flush()
+        self._put(("flush", done))
+        return done.done.wait(timeout)
+
+    def stop(self) -> None:
+        """Close this process's live sessions (its transports are going away) and stop."""
+        if self._stopped:
+            return
+        done = _Flush()
+        self._queue.put_nowait(("shutdown", done))
+        self._stopped = True
+        done.done.wait(10)
+
+    # -- the writer thread ------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            batch = [item]
+            while len(batch) < 500:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                stop = self._handle(batch)
+            except Exception:  # recording must never take the server down
+                log.exception("recording %d event(s) failed", len(batch))
+                stop = any(isinstance(i, tuple) and i[0] == "shutdown" for i in batch)
+            finally:
+                for entry in batch:
+                    if isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[1], _Flush):
+                        entry[1].done.set()
+            if stop:
+                return
+
+    def _handle(self, batch: list[Any]) -> bool:
+        calls: list[CallRow] = []
+        stop = False
+        for item in batch:
+            kind = item[0]
+            if kind == "open":
+                self._session_for(item[1], item[2], calls)
+            elif kind == "call":
+                event: CallEvent = item[1]
+                live = self._session_for(event.identity, item[2], calls)
+                live.seq += 1
+                calls.append(self._call_row(event, live))
+            elif kind == "close":
+                self._write(calls)
+                live_conn = self._live.pop(("conn", item[1]), None)
+                if live_conn is not None:
+                    self.db.close_sessions([live_conn.session_id], utc_now())
+            elif kind == "idle":
+                self._write(calls)
+                self._close_idle_now()
+            elif kind == "flush":
+                self._write(calls)
+            elif kind == "shutdown":
+                self._write(calls)
+                self.db.close_sessions([live.session_id for live in self._live.values()], utc_now())
+                self._live.clear()
+                stop = True
+        self._write(calls)
+        return stop
+
+    def _write(self, calls: list[CallRow]) -> None:
+        if calls:
+            self.db.insert_calls(calls)
+            calls.clear()
+
+    def _session_for(self, identity: ClientIdentity, seen: float, pending: list[CallRow]) -> _Live:
+        key = identity.key()
+        live = self._live.get(key)
+        if live is not None and seen - live.last_seen > self.idle_timeout_s:
+            # a stateless client came back after the idle gap: that is a new session
+            self._write(pending)
+            self.db.close_sessions([live.session_id], utc_now())
+            live = None
+        if live is None:
+            self._write(pending)
+            now = utc_now()
+            row = SessionRow(
+                id=str(uuid.uuid4()), workspace=identity.workspace, transport=identity.transport,
+                transport_session_id=identity.transport_session_id, client_name=identity.client_name,
+                client_version=identity.client_version, protocol_version=identity.protocol_version,
+                status="active", start_time=now, end_time=None, last_activity=now,
+                tool_call_count=0, total_tokens=0,
+            )
+            pruned = self.db.insert_session(row, self.max_sessions)
+            if pruned:
+                live_ids = {lv.session_id for lv in self._live.values()}
+                existing = {s.id for s in self.db.recent_sessions(None, self.max_sessions)}
+                for stale_key in [k for k, lv in self._live.items() if lv.session_id not in existing]:
+                    del self._live[stale_key]
+                log.debug("pruned %d old session(s); %d live", pruned, len(live_ids))
+            live = _Live(row.id, seen, identity=identity)
+            self._live[key] = live
+        live.last_seen = seen
+        return live
+
+    def _close_idle_now(self) -> None:
+        now = time.monotonic()
+        expired = [k for k, live in self._live.items() if now - live.last_seen > self.idle_timeout_s]
+        ids = [self._live.pop(k).session_id for k in expired]
+        if ids:
+            self.db.close_sessions(ids, utc_now())
+            log.info("closed %d idle session(s)", len(ids))
+
+    def _call_row(self, event: CallEvent, live: _Live) -> CallRow:
+        text = event.response_text
+        truncated = len(text) > self.max_response_chars
+        return CallRow(
+            id=str(uuid.uuid4()), session_id=live.session_id, workspace=event.identity.workspace, seq=live.seq,
+            client_name=event.identity.client_name, client_version=event.identity.client_version,
+            tool_name=event.tool_name, arguments=_jsonable(event.arguments),
+            response=text[: self.max_response_chars] if truncated else text, response_size=len(text),
+            response_truncated=truncated, is_error=event.is_error, error_code=event.error_code,
+            error_message=event.error_message, duration_ms=round(event.duration_ms, 3), timestamp=event.timestamp,
+            request_id=event.request_id, annotations=event.annotations, tokens=estimate_tokens(text),
+        )
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        json.dumps(value)
+        return value
+    except (TypeError, ValueError):
+        return json.loads(json.dumps(value, default=str))
