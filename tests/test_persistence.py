@@ -67,21 +67,30 @@ async def test_kill_9_during_writes_never_lists_anything_half_written(server_env
     for round_number in range(3):
         proc, url = start_http_server(server_env, log)
 
-        async def writer(worker: int, client_url: str = url, round_no: int = round_number) -> None:
+        first_write = anyio.Event()
+
+        async def writer(worker: int, client_url: str = url, round_no: int = round_number,
+                         stored: anyio.Event = first_write) -> None:
             try:
                 async with http_client(client_url, "legacy") as client:
                     for i in range(100):
-                        await client.call_tool("import_model", {"file_path": str(path)})
+                        result = await client.call_tool("import_model", {"file_path": str(path)})
+                        if not result.is_error:
+                            stored.set()
                         await client.call_tool("build_media", {"compounds": ["cpd00027", "cpd00007"],
                                                                "media_name": f"r{round_no}_w{worker}_{i}"})
             except BaseException:  # the server is killed under us: expected
                 return
 
-        with anyio.move_on_after(rng.uniform(1.5, 3.0)):
-            async with anyio.create_task_group() as group:
-                for worker in range(3):
-                    group.start_soon(writer, worker)
-        os.kill(proc.pid, signal.SIGKILL)
+        async with anyio.create_task_group() as group:
+            for worker in range(3):
+                group.start_soon(writer, worker)
+            # kill at a random moment once writes are flowing (the first call also loads COBRApy)
+            with anyio.fail_after(120):
+                await first_write.wait()
+            await anyio.sleep(rng.uniform(0.1, 1.0))
+            os.kill(proc.pid, signal.SIGKILL)  # while the writers are mid-call
+            group.cancel_scope.cancel()
         proc.wait()
 
         proc, url = start_http_server(server_env, log)

@@ -35,12 +35,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="extra browser Origin allowed to call the HTTP endpoint (repeatable)",
     )
     serve.add_argument("--log-level", default="INFO", help="log level for stderr (default INFO)")
+    serve.add_argument("--token-file", help="HTTP access tokens, one 'TOKEN WORKSPACE' per line "
+                       "(also $GEMFLUX_TOKENS='token=workspace,...'); none = no token needed")
 
     board = sub.add_parser("dashboard", help="serve the web dashboard for a state folder")
     board.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     board.add_argument("--port", type=int, default=8766, help="port (default 8766)")
     board.add_argument("--state-dir", help="state folder (default: $GEMFLUX_STATE_DIR)")
     board.add_argument("--log-level", default="INFO", help="log level for stderr (default INFO)")
+    board.add_argument("--token-file", help="access tokens, as for serve")
 
     data = sub.add_parser("data", help="download or verify the reference data")
     data_sub = data.add_subparsers(dest="data_command", required=True)

@@ -20,7 +20,7 @@ from starlette.middleware import Middleware
 from gem_flux_mcp import __version__
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
-from gem_flux_mcp.server import dashboard, resources
+from gem_flux_mcp.server import access, dashboard, resources
 from gem_flux_mcp.server.envelope import ArgumentErrorMiddleware
 from gem_flux_mcp.server.recording import RecordingMiddleware, SessionCloseMiddleware
 from gem_flux_mcp.server.tools import lookup, session
@@ -47,14 +47,14 @@ def create_app(*, with_dashboard: bool = False) -> FastMCP:
     pages and /api/ routes are served beside /mcp (HTTP transport)."""
     mcp = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__)
     # first added = outermost: the recorder sees the final result, envelopes included
-    mcp.add_middleware(RecordingMiddleware(resources.get_recorder, lambda: resources.LOCAL_WORKSPACE))
+    mcp.add_middleware(RecordingMiddleware(resources.get_recorder, access.request_workspace))
     mcp.add_middleware(ArgumentErrorMiddleware())
     lookup.register(mcp)
     session.register(mcp)
     if with_dashboard:
         source = dashboard.DashboardSource(
             store=resources.get_store(), recorder=resources.get_recorder, tools=dashboard.tool_lister(mcp),
-            workspace=lambda request: resources.LOCAL_WORKSPACE,
+            workspace=lambda request: access.current_workspace(),
         )
         for route in dashboard.routes(source):
             mcp.custom_route(route.path, methods=["GET"])(route.endpoint)
@@ -85,6 +85,16 @@ def serve(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     settings = Settings.resolve(args.data_dir, args.state_dir, args.cache_dir)
     try:
+        tokens = access.TokenTable.load(args.token_file)
+    except (GemFluxError, OSError) as exc:
+        log.error("cannot start: invalid token configuration: %s", getattr(exc, "message", exc))
+        return 1
+    if args.transport == "http":
+        access.configure(tokens)
+        if tokens.enabled:
+            log.info("HTTP access needs a token; %d token(s) for %d workspace(s)", len(tokens.tokens),
+                     len(set(tokens.tokens.values())))
+    try:
         # GEMFLUX_RECORD_CALLS=0 turns the session/call record off (used to measure its cost)
         resources.load_resources(settings, record_activity=os.environ.get("GEMFLUX_RECORD_CALLS", "1") != "0")
     except GemFluxError as exc:
@@ -114,7 +124,8 @@ def serve(args: argparse.Namespace) -> int:
             host_origin_protection=True,
             allowed_origins=list(args.allowed_origin) or None,
             log_level=args.log_level.lower(),
-            middleware=[Middleware(SessionCloseMiddleware, recorder=resources.get_recorder)],
+            middleware=[Middleware(access.TokenGuard),
+                        Middleware(SessionCloseMiddleware, recorder=resources.get_recorder)],
         )
         return 0
     finally:
@@ -138,9 +149,15 @@ def run_dashboard(args: argparse.Namespace) -> int:
         return 1
     source = dashboard.DashboardSource(
         store=store, recorder=lambda: None, tools=dashboard.tool_lister(create_app()),
-        workspace=lambda request: resources.LOCAL_WORKSPACE,
+        workspace=lambda request: access.current_workspace(),
     )
+    try:
+        access.configure(access.TokenTable.load(args.token_file))
+    except (GemFluxError, OSError) as exc:
+        log.error("cannot start: invalid token configuration: %s", getattr(exc, "message", exc))
+        return 1
     app = Starlette(routes=dashboard.routes(source))
+    app.add_middleware(access.TokenGuard)
     # DNS-rebinding guard: only loopback Host headers unless bound elsewhere on purpose
     hosts = ["127.0.0.1", "localhost", "[::1]"] if args.host in {"127.0.0.1", "localhost", "::1"} else ["*"]
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)

@@ -159,7 +159,8 @@ word-break:break-all}.badge{display:inline-block;border-radius:.6rem;padding:0 .
 font-size:.75rem;border:1px solid}.ro{background:#e6f4ea;border-color:#6cb27c}
 .destructive{background:#fdecea;border-color:#d9534f}.idem{background:#e8f0fe;border-color:#6b8fd6}
 .open{background:#fff4e0;border-color:#e0a040}.err{color:#b3261e;font-weight:600}.ok{color:#1e7b34}
-.active{color:#1e7b34;font-weight:600}form{margin:.5rem 0}nav a{margin-right:1rem}
+.writes{background:#f1ecfb;border-color:#8e6cc9}.active{color:#1e7b34;font-weight:600}.closed{color:#68707d}
+form{margin:.5rem 0}nav{margin-bottom:1rem}nav a{margin-right:1rem}td.when{white-space:nowrap}
 """
 
 
@@ -176,11 +177,38 @@ def _page(title: str, body: str) -> HTMLResponse:
     )
 
 
-def badges(annotations: dict[str, Any] | None) -> str:
+def badge_labels(annotations: dict[str, Any] | None) -> list[str]:
+    """The hints a tool declares; a tool that is not read-only and declares nothing else
+    'writes' (it changes stored state without destroying anything)."""
     if not annotations:
-        return "<span class=muted>none</span>"
-    return "".join(f"<span class='badge {css}' data-badge='{_e(label)}'>{_e(label)}</span>"
-                   for key, label, css in BADGES if annotations.get(key))
+        return []
+    labels = [label for key, label, _ in BADGES if annotations.get(key)]
+    if annotations.get("readOnlyHint") is False and not annotations.get("destructiveHint"):
+        labels.append("writes")
+    return labels
+
+
+def badges(annotations: dict[str, Any] | None) -> str:
+    labels = badge_labels(annotations)
+    if not labels:
+        return "<span class=muted>no hints</span>"
+    css = {label: cls for _, label, cls in BADGES} | {"writes": "writes"}
+    return "".join(f"<span class='badge {css[label]}' data-badge='{_e(label)}'>{_e(label)}</span>"
+                   for label in labels)
+
+
+def _when(ts: str | None) -> str:
+    """2026-11-22T10:51:08.959634Z -> 2026-11-22 10:51:08 (UTC, to the second)."""
+    return _e(ts[:19].replace("T", " ")) if ts else ""
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _summary(description: str | None) -> str:
+    """The first paragraph of a tool description, unwrapped."""
+    return " ".join((description or "").strip().split("\n\n")[0].split())
 
 
 def html_routes(source: DashboardSource) -> list[Route]:
@@ -192,7 +220,8 @@ def html_routes(source: DashboardSource) -> list[Route]:
                 "<th>Calls</th><th>Tokens (est.)</th><th>Duration</th></tr>"]
         for r in rows:
             body.append(
-                f"<tr data-session='{_e(r.id)}'><td><a href='/sessions/{_e(r.id)}'>{_e(r.start_time)}</a></td>"
+                f"<tr data-session='{_e(r.id)}'><td class=when>"
+                f"<a href='/sessions/{_e(r.id)}'>{_when(r.start_time)}</a></td>"
                 f"<td>{_e(r.client_name)} {_e(r.client_version)}</td><td>{_e(r.protocol_version)}</td>"
                 f"<td class='{_e(r.status)}'>{_e(r.status)}</td><td>{r.tool_call_count}</td>"
                 f"<td>{r.total_tokens}</td><td>{_duration(r):.1f} s</td></tr>")
@@ -215,8 +244,8 @@ def html_routes(source: DashboardSource) -> list[Route]:
             f"<h1>Session {_e(row.id)}</h1>",
             f"<p>{_e(row.client_name)} {_e(row.client_version)} · {_e(row.transport)} · protocol "
             f"{_e(row.protocol_version)} · <span class='{_e(row.status)}'>{_e(row.status)}</span> · "
-            f"{agg['tool_calls']} calls, {agg['errors']} errors, ~{agg['tokens']} tokens · "
-            f"started {_e(row.start_time)}{' · ended ' + _e(row.end_time) if row.end_time else ''}</p>",
+            f"{_plural(agg['tool_calls'], 'call')}, {_plural(agg['errors'], 'error')}, ~{agg['tokens']} tokens · "
+            f"started {_when(row.start_time)}{' · ended ' + _when(row.end_time) if row.end_time else ''} UTC</p>",
             "<form id=filter method=get><label>Tool <select name=tool><option value=''>all</option>"
             f"{options}</select></label> <label><input type=checkbox name=errors value=1"
             f"{' checked' if errors else ''}> errors only</label> <button type=submit>Filter</button></form>",
@@ -229,7 +258,7 @@ def html_routes(source: DashboardSource) -> list[Route]:
             size = f"{c.response_size} chars{' (truncated)' if c.response_truncated else ''}"
             body.append(
                 f"<tr class=call data-tool='{_e(c.tool_name)}' data-error='{int(c.is_error)}'><td>{c.seq}</td>"
-                f"<td>{_e(c.timestamp)}</td><td>{_e(c.tool_name)}<br>{badges(c.annotations)}</td>"
+                f"<td class=when>{_when(c.timestamp)}</td><td>{_e(c.tool_name)}<br>{badges(c.annotations)}</td>"
                 f"<td class='mono args'>{_e(json.dumps(c.arguments, ensure_ascii=False))}</td><td>{outcome}</td>"
                 f"<td>{c.duration_ms:.1f} ms</td><td class=muted>{size}</td></tr>")
         body.append("</table>")
@@ -240,7 +269,7 @@ def html_routes(source: DashboardSource) -> list[Route]:
         for tool in await source.tools():
             body.append(f"<tr data-tool='{_e(tool['name'])}'><td>{_e(tool['name'])}</td>"
                         f"<td>{_e(tool.get('title'))}</td><td>{badges(tool.get('annotations'))}</td>"
-                        f"<td>{_e((tool.get('description') or '').split(chr(10))[0])}</td></tr>")
+                        f"<td>{_e(_summary(tool.get('description')))}</td></tr>")
         body.append("</table>")
         return _page("gem-flux tools", "".join(body))
 
@@ -248,15 +277,20 @@ def html_routes(source: DashboardSource) -> list[Route]:
         workspace = source.workspace(request)
         body = ["<h1>Models</h1><table id=models><tr><th>Model</th><th>State</th><th>Source</th>"
                 "<th>Reactions</th><th>Genes</th><th>Derived from</th><th>Created</th></tr>"]
-        for r in source.store.list_models(workspace):
+        models = source.store.list_models(workspace)
+        for r in models:
             body.append(f"<tr><td>{_e(r.model_id)}</td><td>{_e(r.state)}</td><td>{_e(r.source)}</td>"
                         f"<td>{r.num_reactions}</td><td>{r.num_genes}</td><td>{_e(r.derived_from) or '-'}</td>"
-                        f"<td>{_e(r.created_at)}</td></tr>")
-        body.append("</table><h2>Media you built</h2><table id=media><tr><th>Medium</th><th>Compounds</th>"
+                        f"<td class=when>{_when(r.created_at)}</td></tr>")
+        body.append("</table>" if models else "</table><p class=muted>No models stored yet.</p>")
+        body.append("<h2>Media you built</h2><table id=media><tr><th>Medium</th><th>Compounds</th>"
                     "<th>Created</th></tr>")
-        for m in source.store.list_media(workspace):
-            body.append(f"<tr><td>{_e(m.media_id)}</td><td>{len(m.compounds)}</td><td>{_e(m.created_at)}</td></tr>")
-        body.append("</table>")
+        media = source.store.list_media(workspace)
+        for m in media:
+            body.append(f"<tr><td>{_e(m.media_id)}</td><td>{len(m.compounds)}</td>"
+                        f"<td class=when>{_when(m.created_at)}</td></tr>")
+        body.append("</table>" if media else "</table><p class=muted>No media built yet (predefined media are "
+                    "listed by the list_media tool).</p>")
         return _page("gem-flux models", "".join(body))
 
     return [Route("/", index), Route("/sessions/{session_id}", session), Route("/tools", tools),

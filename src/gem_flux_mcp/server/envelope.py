@@ -21,6 +21,7 @@ from mcp.types import TextContent
 from pydantic import ValidationError as PydanticValidationError
 
 from gem_flux_mcp.errors import GemFluxError, ServerError, ValidationError
+from gem_flux_mcp.server.access import bind_request_workspace
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,7 @@ def enveloped(
 
         @functools.wraps(func)
         async def wrapper(*args: P.args, **kwargs: P.kwargs) -> ToolResult:
+            bind_request_workspace()  # the worker thread inherits the caller's workspace
             try:
                 payload = await anyio.to_thread.run_sync(functools.partial(func, *args, **kwargs))
             except Exception as exc:

@@ -16,14 +16,13 @@ from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.media_library import PredefinedMedium, load_media_library
 from gem_flux_mcp.errors import DataError, ServerError
+from gem_flux_mcp.server.access import current_workspace
 from gem_flux_mcp.store.activity import ActivityRecorder
 from gem_flux_mcp.store.store import Store
 from gem_flux_mcp.store.workspace_ops import Workspace
 
 log = logging.getLogger(__name__)
 
-# Under stdio one local workspace; HTTP tokens will map to their own workspaces.
-LOCAL_WORKSPACE = "local"
 ENV_CLEANUP_INTERVAL = "GEMFLUX_CLEANUP_INTERVAL_S"
 ENV_MODEL_IDLE = "GEMFLUX_MODEL_IDLE_S"
 ENV_SESSION_IDLE = "GEMFLUX_SESSION_IDLE_S"
@@ -142,6 +141,7 @@ def get_store() -> Store:
     return _get().store
 
 
-def get_workspace(workspace_id: str = LOCAL_WORKSPACE) -> Workspace:
+def get_workspace(workspace_id: str | None = None) -> Workspace:
+    """The caller's workspace (the local one, or the one its HTTP token names)."""
     res = _get()
-    return Workspace(res.store, workspace_id, res.biochem, res.media_library)
+    return Workspace(res.store, workspace_id or current_workspace(), res.biochem, res.media_library)
