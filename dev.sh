@@ -26,6 +26,20 @@ setup() {
     fi
 }
 
+ensure_browser() {
+    # The dashboard browser test needs Debian's headless Chromium and its WebDriver.
+    if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
+        return
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "dev.sh: installing chromium and chromium-driver (apt-get) for the dashboard browser test" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get update >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver >&2
+    else
+        echo "dev.sh: chromium/chromium-driver missing and not root: the browser test will be skipped" >&2
+    fi
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -39,6 +53,7 @@ case "$cmd" in
         ;;
     test)
         setup
+        ensure_browser
         .venv/bin/ruff check src tests benchmarks
         .venv/bin/mypy
         exec .venv/bin/python -m pytest "$@"
