@@ -298,3 +298,16 @@ class FbaResult(BaseModel):
     interpretation: dict[str, Any]
     next_steps: list[str]
     media_compounds_without_exchange: list[str]
+
+
+class ReviseModelResult(ModelInfo):
+    success: Literal[True] = True
+    reason: str
+    changes: dict[str, list[dict[str, Any]]] = Field(
+        description="added_reactions, removed_reactions, bounds_changed, knocked_out_genes"
+    )
+    summary: dict[str, int]
+    media_id: str | None = Field(description="Medium used for growth before/after (the model's last-used one)")
+    growth_before: float | None
+    growth_after: float | None
+    next_steps: list[str]

@@ -15,9 +15,9 @@ from typing import Any
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.media_library import PREDEFINED_CREATED_AT, PredefinedMedium
 from gem_flux_mcp.errors import NotFoundError, ValidationError
-from gem_flux_mcp.modeling import fba, media, model_io
+from gem_flux_mcp.modeling import fba, media, model_io, revise
 from gem_flux_mcp.store.rows import MediaRow, ModelRow
-from gem_flux_mcp.store.store import Store
+from gem_flux_mcp.store.store import Store, derived_model_id
 
 log = logging.getLogger(__name__)
 
@@ -201,8 +201,7 @@ class Workspace:
             payload["predictions"] = [{"id": r.id, "kind": r.kind, "media_id": r.media_id,
                                        "created_at": r.created_at, "summary": r.summary} for r in results]
         if include_revisions:
-            # revisions arrive with revise_model; until then the lineage is the whole history
-            payload["revisions"] = [{"model_id": m, "derived_from": p} for m, p in payload["lineage"]]
+            payload["revisions"] = self.revision_history(row, limit)
         return payload
 
     def _lineage(self, row: ModelRow) -> list[tuple[str, str | None]]:
@@ -251,6 +250,92 @@ class Workspace:
                 valid_next_steps=["list_models"],
             )
         return model_id.strip()
+
+    # -- revisions --------------------------------------------------------------------------------
+
+    def revise_model(self, model_id: object, reason: object, add_reactions: object = None,
+                     remove_reactions: object = None, reaction_bounds: object = None,
+                     knockout_genes: object = None, media_id: object = None,
+                     revision_name: object = None) -> dict[str, Any]:
+        """A new revision in the same lineage; the source model stays untouched."""
+        key = self._model_key(model_id)
+        if not isinstance(reason, str) or not reason.strip():
+            raise ValidationError(
+                "MISSING_REASON", "reason must say why the model is revised (it is kept in the history).",
+                details={"provided": reason if isinstance(reason, str) else repr(reason)[:40]},
+                example_call={"tool": "revise_model", "arguments": {
+                    "model_id": key, "reason": "add pyruvate kinase (experimental evidence)",
+                    "add_reactions": ["rxn00148_c0"]}},
+            )
+        parent = self.store.get_model_row(self.workspace_id, key)
+        medium_id: str | None = None
+        medium = None
+        if media_id is not None or parent.last_media_id is not None:
+            medium_id, medium = self.medium(media_id if media_id is not None else parent.last_media_id)
+        if revision_name is not None:
+            name = revision_name.strip() if isinstance(revision_name, str) else ""
+            new_id = self.store.new_model_id(self.workspace_id, name, parent.state)
+        else:
+            new_id = derived_model_id(self.store, self.workspace_id, key, suffix="rev")
+        with self.store.checkout(self.workspace_id, key) as source:
+            revised = source.copy()  # the stored source is never changed
+        plan = revise.validate_plan(revised, add_reactions, remove_reactions, reaction_bounds, knockout_genes,
+                                    self._reaction_record)
+        before = self._growth(revised, medium)
+        changes = revise.apply_plan(revised, plan, self._reaction_record, self.biochem.compound_names)
+        after = self._growth(revised, medium)
+        record = {"reason": reason.strip(), "changes": changes, "media_id": medium_id,
+                  "objective": [r.id for r in revised.reactions if r.objective_coefficient != 0],
+                  "growth_before": before, "growth_after": after}
+        row = self.store.add_model(
+            self.workspace_id, new_id, revised, model_name=revision_name if isinstance(revision_name, str) else None,
+            source="revised", template=parent.template, derived_from=key, extra={"revision": record},
+        )
+        if medium_id is not None:
+            self.store.set_last_media(self.workspace_id, new_id, medium_id)
+        return {
+            "success": True, **model_info(row), "reason": record["reason"], "changes": changes,
+            "summary": {"reactions_added": len(changes["added_reactions"]),
+                        "reactions_removed": len(changes["removed_reactions"]),
+                        "bounds_changed": len(changes["bounds_changed"]),
+                        "genes_knocked_out": len(changes["knocked_out_genes"])},
+            "media_id": medium_id, "growth_before": before, "growth_after": after,
+            "next_steps": [f"History: get_model(model_id='{row.model_id}', include_revisions=true).",
+                           f"Compare: run_fba(model_id='{row.model_id}', media_id=...)."]
+            + ([] if medium_id else ["No medium was used yet: pass media_id to get growth before/after."]),
+        }
+
+    def _reaction_record(self, reaction_id: str) -> dict[str, Any] | None:
+        try:
+            return self.biochem.get_reaction(reaction_id)
+        except NotFoundError:
+            return None
+
+    def _growth(self, model: Any, medium: dict[str, tuple[float, float]] | None) -> float | None:
+        if medium is None:
+            return None
+        with model:
+            exchanges = media.resolve_exchanges(model, lambda ids: self.biochem.compound_ids_for_external("BiGG", ids))
+            media.apply_medium(model, medium, exchanges)
+            return revise.growth(model)
+
+    def revision_history(self, row: ModelRow, limit: int) -> list[dict[str, Any]]:
+        """Revisions along the lineage, newest first (ids whose rows were deleted are skipped)."""
+        history: list[dict[str, Any]] = []
+        current: ModelRow | None = row
+        seen: set[str] = set()
+        while current is not None and current.model_id not in seen and len(history) < limit:
+            seen.add(current.model_id)
+            revision = current.extra.get("revision")
+            if revision:
+                history.append({"model_id": current.model_id, "derived_from": current.derived_from,
+                                "created_at": current.created_at, **revision})
+            parent = current.derived_from
+            try:
+                current = self.store.get_model_row(self.workspace_id, parent) if parent else None
+            except NotFoundError:
+                current = None
+        return history
 
     # -- FBA ------------------------------------------------------------------------------------
 

@@ -117,6 +117,31 @@ def register(mcp: FastMCP) -> None:
         path = resolve_user_path(file_path, allowed_roots(settings.state_dir), param="file_path", must_exist=False)
         return get_workspace().export_model(model_id, path, format)
 
+    @mcp.tool(name="revise_model", annotations={"title": "Revise model", **CREATES},
+              output_schema=schemas.output_schema(schemas.ReviseModelResult))
+    @enveloped("revise_model")
+    def revise_model(
+        model_id: ModelId,
+        reason: Annotated[str, Field(description="Why the model changes; kept in its revision history")],
+        add_reactions: Annotated[list[str] | None, Field(
+            description="ModelSEED reactions to add, with compartment, e.g. ['rxn00148_c0']")] = None,
+        remove_reactions: Annotated[list[str] | None, Field(description="Reaction ids of the model to remove")] = None,
+        reaction_bounds: Annotated[dict[str, list[float]] | None, Field(
+            description="New [lower, upper] bounds per reaction id, e.g. {'ATPM_c0': [8.4, 1000]}")] = None,
+        knockout_genes: Annotated[list[str] | None, Field(
+            description="Genes to knock out (reactions whose rule becomes false are blocked)")] = None,
+        media_id: Annotated[str | None, Field(description="Medium for growth before/after; default the "
+                                              "model's last-used medium")] = None,
+        revision_name: Annotated[str | None, Field(description="Name for the new model; default "
+                                                   "'<model_id>.rev'")] = None,
+    ) -> dict[str, Any]:
+        """Make a new revision of a model (a new id in the same lineage; the source is kept):
+        add database reactions, remove reactions, set bounds, knock out genes. All changes are
+        validated first (every bad id reported at once) and applied together; the reason, the
+        changes and the growth before and after are recorded."""
+        return get_workspace().revise_model(model_id, reason, add_reactions, remove_reactions, reaction_bounds,
+                                            knockout_genes, media_id, revision_name)
+
     # Not read-only: every run is recorded with the model (a prediction) and sets its last medium.
     @mcp.tool(name="run_fba", annotations={"title": "Run FBA", **CREATES},
               output_schema=schemas.output_schema(schemas.FbaResult))
