@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import ctypes
 import datetime as dt
 import gc
 import importlib.metadata
@@ -37,6 +38,7 @@ import os
 import platform
 import pstats
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -58,10 +60,10 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.media_library import PredefinedMedium, load_media_library
-from gem_flux_mcp.server.resources import LOCAL_WORKSPACE
 from gem_flux_mcp.store.store import Store
 from gem_flux_mcp.store.workspace_ops import Workspace
 
+LOCAL_WORKSPACE = "local"  # the one workspace of a stdio server (no tokens)
 SOLVERS = ("glpk", "highs", "hybrid")  # "highs" = optlang's own HiGHS interface (optlang >= 1.9?)
 IJO = "iJO1366"
 IJO_OBJECTIVE = "BIOMASS_Ec_iJO1366_core_53p95M"
@@ -622,10 +624,15 @@ def section_run_fba(ctx: Context) -> None:
               f"medium {media_id}: {len(compounds)} compounds from {len(used)} of {len(base.medium)} default "
               f"exchanges" + (f" (not mapped: {', '.join(unmapped)})" if unmapped else ""))
 
-        # COBRApy's own answer on the same bounds: the mapped exchanges opened at their uptake, the rest closed.
+        # COBRApy's own answer and timings on the same bounds: the mapped exchanges opened at their
+        # uptake, every other uptake closed (what apply_medium does), on the in-memory model.
         with base:
             base.medium = {rid: float(base.medium[rid]) for rid in used}
             reference = float(base.slim_optimize())
+            raw = {"slim_optimize": timed_ms(base.slim_optimize, N_RUN_FBA, warmup=N_WARMUP),
+                   "optimize": timed_ms(base.optimize, N_RUN_FBA),
+                   "pfba": timed_ms(partial(pfba, base), N_PFBA, warmup=1)}
+        cobra_alone = {"fba": median(raw["optimize"]), "pfba": median(raw["optimize"]) + median(raw["pfba"])}
 
         def run(pfba_flag: bool) -> dict[str, Any]:
             return ws.run_fba(model_id, media_id, objective=IJO_OBJECTIVE, pfba=pfba_flag)
@@ -636,29 +643,39 @@ def section_run_fba(ctx: Context) -> None:
         rows: list[list[str]] = []
         checks: list[str] = []
         overhead: dict[str, float] = {}
+        warm_median: dict[str, float] = {}
         for label, flag in (("fba", False), ("pfba", True)):
             evict_all()
             cold_ms, first = timed_calls(partial(run, flag), 1)
-            cold = cold_ms[0]
             warm, later = timed_calls(partial(run, flag), N_RUN_FBA)
             results = first + later
-            solve = [float(r["solve_time_ms"]) for r in results[1:]]
-            overhead[label] = median(warm) - median(solve)
-            rows.append([label, f"{cold:.0f}", f"{median(warm):.1f}", f"{p95(warm):.1f}", f"{median(solve):.1f}",
-                         f"{overhead[label]:.1f}", str(results[0]["solver"])])
+            solve = [float(r["solve_time_ms"]) for r in later]
+            warm_median[label] = median(warm)
+            overhead[label] = median(warm) - cobra_alone[label]
+            rows.append([label, f"{cold_ms[0]:.0f}", f"{median(warm):.1f}", f"{p95(warm):.1f}", f"{median(solve):.1f}",
+                         f"{cobra_alone[label]:.1f}", f"{overhead[label]:+.1f}", str(results[0]["solver"])])
             growth = float(results[-1]["objective_value"])
             same = all(abs(float(r["objective_value"]) - reference) <= GROWTH_TOLERANCE for r in results)
             checks.append(f"{label}: run_fba {growth:.6f} vs cobra {reference:.9f} → "
                           f"{'equal' if same else 'DIFFERENT'} to {GROWTH_TOLERANCE:g}")
         print()
-        table(["method", "cold ms", "warm median ms", "warm p95 ms", "solve ms", "overhead ms", "solver"], rows)
-        print(f"cold = first call after the cache was emptied (reads, checks and parses the stored JSON); "
-              f"warm = median of {N_RUN_FBA};\nsolve = the result's solve_time_ms (optimize, + pfba); "
-              f"overhead = warm median − solve median.")
-        print("Growth check (cobra.slim_optimize on iJO1366 with model.medium set to the same exchanges): "
+        table(["method", "cold ms", "warm median ms", "warm p95 ms", "solve ms", "cobra alone ms", "overhead ms",
+               "solver"], rows)
+        print(f"cold = first call after the cache was emptied (reads, checks and parses the stored JSON, then a "
+              f"solve without a basis);\nwarm = median of {N_RUN_FBA}; solve = the result's solve_time_ms "
+              f"(model.optimize(), + pfba). cobra alone = the same COBRApy calls\non the in-memory {IJO} with the "
+              f"same bounds (fba: optimize(), median of {N_RUN_FBA}; pfba: optimize() + pfba(), {N_PFBA}); "
+              f"overhead = warm − cobra alone.")
+        print("Growth check (cobra slim_optimize on iJO1366 with model.medium set to the same exchanges): "
               + "; ".join(checks))
+        slim = median(raw["slim_optimize"])
+        solution_ms = median(raw["optimize"]) - slim
+        print(f"Warm fba {warm_median['fba']:.1f} ms ≈ GLPK re-solve (slim_optimize) {slim:.1f} ms + building "
+              f"cobra's Solution (optimize − slim) {solution_ms:.1f} ms\n  + gem-flux around it "
+              f"{warm_median['fba'] - slim - solution_ms:.1f} ms (medium, summary, SQLite writes: see the profile).")
 
-        # where a warm call spends its time
+        # where a warm call spends its time: one untimed fba first (after pfba, GLPK's basis is stale)
+        run(False)
         profiler = cProfile.Profile()
         profiler.enable()
         run(False)
@@ -667,7 +684,8 @@ def section_run_fba(ctx: Context) -> None:
         total_s = max(v[3] for v in stats.stats.values())  # type: ignore[attr-defined]
         entries = sorted(stats.stats.items(), key=lambda item: -item[1][3])  # type: ignore[attr-defined]
         ours = [(k, v) for k, v in entries if "gem_flux_mcp" in k[0]][:10]
-        theirs = [(k, v) for k, v in entries if "gem_flux_mcp" not in k[0] and "cProfile" not in k[2]]
+        theirs = [(k, v) for k, v in entries if "gem_flux_mcp" not in k[0] and "cProfile" not in k[2]
+                  and "store_fba" not in k[0]]
         print()
         print(f"cProfile of one warm fba call ({total_s * 1000:.0f} ms under the profiler), top 10 cumulative "
               f"entries in gem_flux_mcp:")
@@ -675,7 +693,7 @@ def section_run_fba(ctx: Context) -> None:
               [[f"{v[3] * 1000:.1f}", f"{v[2] * 1000:.1f}", str(v[1]), short_name(k)] for k, v in ours], ">>><")
         print("…and the heaviest entries outside it:")
         table(["cum ms", "own ms", "calls", "function"],
-              [[f"{v[3] * 1000:.1f}", f"{v[2] * 1000:.1f}", str(v[1]), short_name(k)] for k, v in theirs[:12]],
+              [[f"{v[3] * 1000:.1f}", f"{v[2] * 1000:.1f}", str(v[1]), short_name(k)] for k, v in theirs[:10]],
               ">>><")
         ctx.findings["run_fba"] = {"overhead": overhead}
     finally:
@@ -822,8 +840,77 @@ def section_rss(ctx: Context) -> None:
     final = float(rows[-1][1])
     print(f"list_models (500) over MCP: {times[0]:.0f} ms; get_model (each loads a model file: cache miss): median "
           f"{median(times[1:]):.1f} ms, p95 {p95(times[1:]):.1f} ms")
+    first_load = float(rows[2][1]) - float(rows[1][1])
     print(f"RSS from 16 cached models to {N_GET_MODEL} loaded: {final - after16:+.1f} MiB "
-          f"(the cache holds at most 16 models; textbook = 95 reactions, so each is small)")
+          f"({(final - after16) / (N_GET_MODEL - 16):.2f} MiB per further load; the cache holds at most 16 models).")
+    print(f"The first get_model adds {first_load:+.0f} MiB: the server imports COBRApy (and pandas, optlang, "
+          f"sympy, swiglpk)\nonly when a tool first needs a model; {cobra_import_cost()}.")
+    print()
+    print("Why RSS keeps growing after the cache is full — malloc'd (native) memory still in use after a model is "
+          "discarded\n(glibc mallinfo2, per from_json + del + gc.collect()):")
+    leak_rows: list[list[str]] = []
+    for name, doc, n in (("textbook", cobra.io.to_json(ctx.textbook()), 30), (IJO, cobra.io.to_json(ctx.ijo()), 3)):
+        kept = kept_per_discarded_model(doc, n, delete_problem=False)
+        deleted = kept_per_discarded_model(doc, n, delete_problem=True)
+        if kept is None or deleted is None:
+            print("  (mallinfo2 or GLPK not available here: skipped)")
+            break
+        leak_rows.append([name, str(n), f"{kept:.3f}", f"{deleted:.3f}"])
+    if leak_rows:
+        table(["model", "N", "kept MiB/model", "with glp_delete_prob"], leak_rows)
+        print("optlang's GLPK interface never frees a model's GLPK problem (its __del__ is commented out), so "
+              "every model\nthe cache evicts, every model.copy() and every parsed import leaves its GLPK problem "
+              "behind; deleting it\n(swiglpk.glp_delete_prob) before dropping the model returns the memory.")
+
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def malloc_in_use_mib() -> float | None:
+    """Memory handed out by glibc malloc (small + mmapped blocks), MiB; None where mallinfo2 is missing."""
+    try:
+        mallinfo2 = ctypes.CDLL("libc.so.6").mallinfo2
+    except (OSError, AttributeError):
+        return None
+    mallinfo2.restype = MallInfo2
+    gc.collect()
+    info = mallinfo2()
+    return float(info.uordblks + info.hblkhd) / 2**20
+
+
+def kept_per_discarded_model(doc: str, n: int, delete_problem: bool) -> float | None:
+    """MiB of malloc'd memory that stays in use per model parsed from `doc` and dropped again."""
+    if "glpk" not in cobra.Configuration().solver.__name__:
+        return None
+    import swiglpk
+
+    cobra.io.from_json(doc)  # one untimed round: caches, interned strings
+    before = malloc_in_use_mib()
+    for _ in range(n):
+        model = cobra.io.from_json(doc)
+        if delete_problem:
+            swiglpk.glp_delete_prob(model.solver.problem)
+        del model
+    after = malloc_in_use_mib()
+    return None if before is None or after is None else (after - before) / n
+
+
+def cobra_import_cost() -> str:
+    """RSS of a fresh interpreter after importing the server app, then after importing cobra."""
+    code = ("import gem_flux_mcp.server.app\n"
+            "def rss():\n"
+            "    return [l.split()[1] for l in open('/proc/self/status') if l.startswith('VmRSS')][0]\n"
+            "a = rss()\nimport cobra\nprint(a, rss())\n")
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             timeout=120).stdout.split()
+    except (subprocess.SubprocessError, OSError) as exc:
+        return f"import cost not measured ({exc})"
+    before, after = (int(v) for v in out[-2:])
+    return (f"in a fresh interpreter `import cobra` after the server app alone takes RSS from {mib(before)} to "
+            f"{mib(after)} MiB")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import anyio
 import httpx
 import pytest
 
+from gem_flux_mcp.contracts import CONTRACT_VERSION
 from gem_flux_mcp.store.activity import ActivityRecorder, CallEvent, ClientIdentity, estimate_tokens
 from gem_flux_mcp.store.db import DB_FILE_NAME, Database
 from gem_flux_mcp.store.rows import utc_now
@@ -131,6 +132,8 @@ async def test_two_concurrent_clients_are_recorded_exactly(http_server: str) -> 
         group.start_soon(run, "alpha", "legacy")
         group.start_soon(run, "beta", "2026-07-28")
     async with httpx.AsyncClient(base_url=http_server, timeout=30) as http:
+        assert (await http.get("/api/tools")).json()["contract_version"] == CONTRACT_VERSION
+        assert f"tool contract {CONTRACT_VERSION}" in (await http.get("/")).text
         sessions = (await http.get("/api/sessions")).json()["sessions"]
         by_name = {s["client_name"]: s for s in sessions}
         assert set(by_name) == {"alpha", "beta"}

@@ -19,6 +19,7 @@ from starlette.middleware import Middleware
 
 from gem_flux_mcp import __version__
 from gem_flux_mcp.config import Settings
+from gem_flux_mcp.contracts import CONTRACT_VERSION
 from gem_flux_mcp.errors import GemFluxError
 from gem_flux_mcp.server import access, dashboard, resources
 from gem_flux_mcp.server.envelope import ArgumentErrorMiddleware
@@ -38,14 +39,20 @@ Media: list_media shows predefined and built media; build_media makes new ones.
 Models: import_model, list_models, get_model, export_model, delete_model; run_fba optimises
 a model on a medium and records the result with the model.
 Every failure returns an error envelope with error_code, details, suggestions,
-valid_next_steps and an example_call: follow them instead of retrying the same call."""
+valid_next_steps and an example_call: follow them instead of retrying the same call.
+""" + (
+    f"Tool contract version: {CONTRACT_VERSION} (semver: tool input/output schemas only grow within a "
+    "major version; a breaking change bumps the major version)."
+)
 
 
 def create_app(*, with_dashboard: bool = False) -> FastMCP:
     """The MCP app with every tool registered. Resources must be loaded (or installed) before
     the first tool call; tool registration itself does not touch them. With the dashboard, its
     pages and /api/ routes are served beside /mcp (HTTP transport)."""
-    mcp = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__)
+    mcp = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__,
+                  # tool-contract version, also in capabilities.experimental (initialize and discover)
+                  experimental_capabilities={"gem-flux/tool-contract": {"version": CONTRACT_VERSION}})
     # first added = outermost: the recorder sees the final result, envelopes included
     mcp.add_middleware(RecordingMiddleware(resources.get_recorder, access.request_workspace))
     mcp.add_middleware(ArgumentErrorMiddleware())

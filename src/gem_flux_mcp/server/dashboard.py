@@ -19,6 +19,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from gem_flux_mcp import __version__
+from gem_flux_mcp.contracts import CONTRACT_VERSION
 from gem_flux_mcp.store.activity import ActivityRecorder
 from gem_flux_mcp.store.rows import CallRow, SessionRow
 from gem_flux_mcp.store.store import Store
@@ -91,7 +92,8 @@ def _duration(row: SessionRow) -> float:
 
 def api_routes(source: DashboardSource) -> list[Route]:
     async def tools(request: Request) -> Response:
-        return JSONResponse({"version": __version__, "tools": await source.tools()})
+        return JSONResponse({"version": __version__, "contract_version": CONTRACT_VERSION,
+                             "tools": await source.tools()})
 
     async def sessions(request: Request) -> Response:
         source.sync()
@@ -173,7 +175,8 @@ def _page(title: str, body: str) -> HTMLResponse:
         f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_e(title)}</title>"
         f"<meta name=viewport content='width=device-width'><style>{_CSS}</style></head><body>"
         f"<nav><a href='/'>Sessions</a><a href='/models'>Models &amp; media</a><a href='/tools'>Tools</a>"
-        f"<span class=muted>gem-flux {_e(__version__)}</span></nav>{body}</body></html>"
+        f"<span class=muted>gem-flux {_e(__version__)} · tool contract {_e(CONTRACT_VERSION)}</span></nav>"
+        f"{body}</body></html>"
     )
 
 
