@@ -245,3 +245,29 @@ async def test_export_sbml_validates_and_json_round_trips(server_env: dict[str, 
     assert errors == [], [e.getMessage() for e in errors[:5]]
     assert document.getLevel() == 3 and document.getModel().getPlugin("fbc") is not None
     assert not list(tmp_path.glob("**/.*.tmp")), "no temp files may remain"
+
+
+
+def test_unbounded_objective_is_an_infeasibility_error() -> None:
+    """Model files cannot carry infinite bounds through COBRApy's readers (they become +-1000),
+    so this state is only reachable in the library; it must still be a clear error."""
+    import math
+
+    import cobra
+
+    from gem_flux_mcp.errors import InfeasibilityError
+    from gem_flux_mcp.modeling import fba, media
+
+    model = cobra.Model("unbounded")
+    water = cobra.Metabolite("cpd00001_c0", compartment="c0")
+    free = cobra.Reaction("FREE_c0", lower_bound=-math.inf, upper_bound=math.inf)  # water from nothing
+    free.add_metabolites({water: 1})
+    biomass = cobra.Reaction("bio1", lower_bound=0, upper_bound=math.inf)
+    biomass.add_metabolites({water: -1})
+    model.add_reactions([free, biomass])
+    names = fba.NameLookup(lambda ids: {}, lambda ids: {})
+    with pytest.raises(InfeasibilityError) as info:
+        fba.run_fba(model, model_id="m", media_id="x", objective="bio1", maximize=True, flux_threshold=1e-6,
+                    pfba=False, exchanges=media.resolve_exchanges(model), names=names, is_draft=False)
+    assert info.value.code == "MODEL_UNBOUNDED"
+    assert info.value.envelope("run_fba")["error_type"] == "infeasibility_error"

@@ -75,14 +75,20 @@ def run_fba(
     model.objective = objective
     model.objective_direction = "max" if maximize else "min"
     started = time.perf_counter()
-    solution = model.optimize()
-    status = solution.status
-    if status == "optimal" and pfba:
-        # pFBA keeps the optimum and minimises total flux: a unique, parsimonious flux map.
-        from cobra.flux_analysis import pfba as cobra_pfba
+    # slim_optimize never raises (COBRApy's optimize() raises on 'unbounded'); read the status
+    model.slim_optimize(error_value=float("nan"))
+    status = model.solver.status
+    solution = None
+    if status == "optimal":
+        from cobra.core.solution import get_solution
 
-        solution = cobra_pfba(model, fraction_of_optimum=1.0)
-        status = solution.status
+        solution = get_solution(model)
+        if pfba:
+            # pFBA keeps the optimum and minimises total flux: a unique, parsimonious flux map.
+            from cobra.flux_analysis import pfba as cobra_pfba
+
+            solution = cobra_pfba(model, fraction_of_optimum=1.0)
+            status = solution.status
     elapsed_ms = (time.perf_counter() - started) * 1000
     solver = model.solver.interface.__name__.split(".")[-1].replace("_interface", "")
     if status == "infeasible":
@@ -110,7 +116,7 @@ def run_fba(
                          "Check for reactions with infinite bounds around the objective."],
             valid_next_steps=["build_media", "run_fba"],
         )
-    if status != "optimal":
+    if status != "optimal" or solution is None:
         raise LibraryError(
             "SOLVER_ERROR",
             f"The solver ({solver}) ended with status '{status}' for model {model_id}.",
