@@ -4,17 +4,21 @@ Sections (all by default; name some to run only those):
 
   --solvers   1. FBA latency on iJO1366 (2,583 reactions) with GLPK, optlang's HiGHS interface (when
                  installed) and COBRApy's `hybrid` interface (HiGHS for LPs): slim_optimize / optimize
-                 N=30 after 3 warm-ups, FBA after a bound change and from a cold basis, pFBA N=10;
-                 one-time costs (model.copy(), switching the solver, loading the store's JSON with
-                 either solver as COBRApy's default); and whether a solve holds the GIL (a pure-Python
-                 counter in thread B while thread A solves, in a pool of 2 threads).
+                 N=30 after 3 warm-ups, FBA after a bound change, from a cold basis and the native
+                 solver call alone, pFBA N=10 (its first call apart); one-time costs (model.copy(),
+                 switching the solver, loading the store's JSON with either solver as COBRApy's
+                 default); and whether a solve holds the GIL (a pure-Python counter in thread B while
+                 thread A solves, in a pool of 2 threads).
   --run-fba   2. Workspace.run_fba on iJO1366 imported (SBML) into a Store in a temp folder, on its
                  default medium mapped to ModelSEED ids: cold and warm fba / pfba, growth checked
-                 against COBRApy's own slim_optimize, and a cProfile of one warm call.
+                 against COBRApy's own slim_optimize, the same COBRApy calls timed alone, and a
+                 cProfile of one warm call.
   --list      3. Workspace.list_models with 100 and 1,000 stored models (in-process), and over MCP
-                 (`gem-flux serve`, stdio) with 1,000.
+                 (`gem-flux serve`, stdio) with 1,000, and the SDK client's share of that time.
   --io        4. import_model / export_model: textbook and iJO1366, SBML and JSON, with file sizes.
-  --rss       5. Server memory with 500 stored models: list_models, then get_model for 50 of them.
+  --rss       5. Server memory with 500 stored models: VmRSS/VmHWM after start-up, list_models, and
+                 get_model for 50 of them (then 150 more, to show the trend); and what a discarded
+                 model leaves behind (GLPK problem, sympy-cached optlang problem).
 
 Everything is written under one temporary folder; the reference data come from GEMFLUX_DATA_DIR.
 The biochemistry index is built into --cache-dir, else GEMFLUX_CACHE_DIR, else the temp folder.
@@ -64,7 +68,7 @@ from gem_flux_mcp.store.store import Store
 from gem_flux_mcp.store.workspace_ops import Workspace
 
 LOCAL_WORKSPACE = "local"  # the one workspace of a stdio server (no tokens)
-SOLVERS = ("glpk", "highs", "hybrid")  # "highs" = optlang's own HiGHS interface (optlang >= 1.9?)
+SOLVERS = ("glpk", "highs", "hybrid")  # "highs" = an optlang HiGHS interface: used when cobra lists it
 IJO = "iJO1366"
 IJO_OBJECTIVE = "BIOMASS_Ec_iJO1366_core_53p95M"
 GLUCOSE_EXCHANGE = "EX_glc__D_e"
@@ -695,7 +699,8 @@ def section_run_fba(ctx: Context) -> None:
         table(["cum ms", "own ms", "calls", "function"],
               [[f"{v[3] * 1000:.1f}", f"{v[2] * 1000:.1f}", str(v[1]), short_name(k)] for k, v in theirs[:10]],
               ">>><")
-        ctx.findings["run_fba"] = {"overhead": overhead}
+        ctx.findings["run_fba"] = {"overhead": overhead, "warm": warm_median["fba"], "slim": slim,
+                                   "solution": solution_ms}
     finally:
         ws.store.close()
 
@@ -740,8 +745,10 @@ def section_list(ctx: Context) -> None:
     finally:
         ws.store.close()
 
-    async def over_mcp() -> tuple[list[float], int, float]:
+    async def over_mcp() -> tuple[list[float], dict[str, Any], float, dict[str, Any] | None]:
         async with served(ctx.server_env(state), ctx.errlog) as (client, _pid):
+            listed = await client.list_tools()
+            schema = next((t.output_schema for t in listed.tools if t.name == "list_models"), None)
             started = time.perf_counter()
             first = await call(client, "list_models", {})
             first_ms = (time.perf_counter() - started) * 1000
@@ -750,15 +757,29 @@ def section_list(ctx: Context) -> None:
                 started = time.perf_counter()
                 await call(client, "list_models", {})
                 samples.append((time.perf_counter() - started) * 1000)
-        return samples, int(first["total_models"]), first_ms
+        return samples, first, first_ms, schema
 
-    samples, total, first_ms = anyio.run(over_mcp)
-    assert total == 1000, total
-    rows.append(["1,000", "over MCP (stdio)", str(N_LIST_MCP), f"{median(samples):.2f}", f"{p95(samples):.2f}", ""])
+    samples, first, first_ms, schema = anyio.run(over_mcp)
+    assert first["total_models"] == 1000, first["total_models"]
+    rows.append(["1,000", "over MCP (stdio)", str(N_LIST_MCP), f"{median(samples):.2f}", f"{p95(samples):.2f}",
+                 size_text(len(json.dumps(first)))])
+    validation = ""
+    if schema is not None:
+        # The SDK client checks every structured result against the tool's output schema (jsonschema,
+        # compiled validator): time the same check here, on the same payload.
+        from jsonschema.validators import validator_for
+
+        validator = validator_for(schema)(schema)
+        check_ms = median(timed_ms(partial(lambda v, x: list(v.iter_errors(x)), validator, first), 5))
+        validation = (f"Of the MCP time, {check_ms:.0f} ms is the SDK client re-validating the 1,000-model result "
+                      f"against the tool's output schema (jsonschema;\ntimed here on the same payload): a "
+                      f"client-side cost, not the server's.")
     print()
     table(["models", "where", "N", "median ms", "p95 ms", "payload"], rows)
     print(f"In-process: Workspace.list_models() after 1 untimed call; over MCP: call_tool('list_models') on one "
           f"gem-flux serve session\n  after 1 untimed call ({first_ms:.0f} ms). payload = the dict as JSON.")
+    if validation:
+        print(validation)
     print(verdict)
 
 
@@ -805,8 +826,10 @@ def section_rss(ctx: Context) -> None:
     with Store(state) as store:
         per_model = add_textbooks(store, ctx.textbook(), 0, 500)
     print(f"  stored 500 textbook models: {per_model:.1f} ms per model", flush=True)
-    ids = [f"textbook_{i:04d}.draft" for i in range(0, 500, 500 // N_GET_MODEL)][:N_GET_MODEL]
-    checkpoints = {1, 8, 16, 17, 25, 35, N_GET_MODEL}
+    # 50 models spread over the 500 (as asked), then 150 others to show where RSS is heading
+    ids = [f"textbook_{i:04d}.draft" for i in range(0, 500, 10)][:N_GET_MODEL]
+    ids += [f"textbook_{i:04d}.draft" for offset in (5, 3, 7) for i in range(offset, 500, 10)]
+    checkpoints = {1, 8, 16, 17, 25, 35, N_GET_MODEL, 100, 150, len(ids)}
 
     async def session() -> tuple[list[list[str]], list[float], int]:
         rows: list[list[str]] = []
@@ -836,31 +859,109 @@ def section_rss(ctx: Context) -> None:
     rows, times, _pid = anyio.run(session)
     print()
     table(["stage", "VmRSS MiB", "VmHWM MiB", "Δ RSS MiB"], rows)
-    after16 = float(rows[[r[0] for r in rows].index("after get_model × 16 (distinct models)")][1])
-    final = float(rows[-1][1])
-    print(f"list_models (500) over MCP: {times[0]:.0f} ms; get_model (each loads a model file: cache miss): median "
+    rss_at = {int(r[0].split("× ")[1].split()[0]): float(r[1]) for r in rows if "get_model ×" in r[0]}
+    print(f"list_models (500) over MCP: {times[0]:.0f} ms; get_model (each a cache miss: loads a model file): median "
           f"{median(times[1:]):.1f} ms, p95 {p95(times[1:]):.1f} ms")
     first_load = float(rows[2][1]) - float(rows[1][1])
-    print(f"RSS from 16 cached models to {N_GET_MODEL} loaded: {final - after16:+.1f} MiB "
-          f"({(final - after16) / (N_GET_MODEL - 16):.2f} MiB per further load; the cache holds at most 16 models).")
+    spans = [(16, N_GET_MODEL), (N_GET_MODEL, 100), (100, len(ids))]
+    rates = [(rss_at[b] - rss_at[a]) / (b - a) for a, b in spans]
+    flat = rates[-1] < 0.02
+    ctx.findings["rss"] = {"rate": rates[-1], "flat": flat}
+    print(f"RSS from 16 cached models to {N_GET_MODEL} loaded: {rss_at[N_GET_MODEL] - rss_at[16]:+.1f} MiB; "
+          "per further load: " + ", ".join(f"{a}→{b} {r:.2f} MiB" for (a, b), r in zip(spans, rates, strict=True))
+          + " (the cache holds at most 16 models)\n→ " + ("flat." if flat else "NOT flat: see the causes below."))
     print(f"The first get_model adds {first_load:+.0f} MiB: the server imports COBRApy (and pandas, optlang, "
           f"sympy, swiglpk)\nonly when a tool first needs a model; {cobra_import_cost()}.")
     print()
-    print("Why RSS keeps growing after the cache is full — malloc'd (native) memory still in use after a model is "
-          "discarded\n(glibc mallinfo2, per from_json + del + gc.collect()):")
+    print("Why RSS keeps growing after the cache is full: what a model leaves behind once it is discarded")
     leak_rows: list[list[str]] = []
-    for name, doc, n in (("textbook", cobra.io.to_json(ctx.textbook()), 30), (IJO, cobra.io.to_json(ctx.ijo()), 3)):
+    worst: dict[str, float] = {}
+    for name, model, n in (("textbook", ctx.textbook(), 30), (IJO, ctx.ijo(), 3)):
+        doc = cobra.io.to_json(model)
         kept = kept_per_discarded_model(doc, n, delete_problem=False)
         deleted = kept_per_discarded_model(doc, n, delete_problem=True)
-        if kept is None or deleted is None:
-            print("  (mallinfo2 or GLPK not available here: skipped)")
-            break
-        leak_rows.append([name, str(n), f"{kept:.3f}", f"{deleted:.3f}"])
-    if leak_rows:
-        table(["model", "N", "kept MiB/model", "with glp_delete_prob"], leak_rows)
-        print("optlang's GLPK interface never frees a model's GLPK problem (its __del__ is commented out), so "
-              "every model\nthe cache evicts, every model.copy() and every parsed import leaves its GLPK problem "
-              "behind; deleting it\n(swiglpk.glp_delete_prob) before dropping the model returns the memory.")
+        pinned = pinned_by_sympy(ctx.model_file(name, "json"), n)
+        leak_rows.append([name, str(n), "-" if kept is None else f"{kept:.3f}",
+                          "-" if deleted is None else f"{deleted:.3f}",
+                          "-" if pinned is None else f"{pinned['per_model']:.2f}",
+                          "-" if pinned is None else f"{pinned['alive']} → {pinned['alive_after_clear']}",
+                          "-" if pinned is None else f"{pinned['max_pinned']:.0f} models"])
+        if pinned is not None:
+            worst[name] = pinned["per_model"] * pinned["max_pinned"]
+    table(["model", "N", "GLPK: kept MiB/model", "with glp_delete_prob", "summarize: RSS MiB/model",
+           "optlang problems alive → after sympy clear_cache", "pinned at most"], leak_rows)
+    print("GLPK columns: glibc malloc'd memory (mallinfo2) still in use per cobra.io.from_json + del + gc.collect(). "
+          "summarize columns:\nin a fresh interpreter, RSS growth per from_json + model_io.summarize (what get_model "
+          "and import_model do) + del,\nwith the GLPK problem deleted, and how many optlang problems stay alive.")
+    print("Cause 1 (unbounded): optlang's GLPK interface never frees a model's GLPK problem (its __del__ is "
+          "commented out): every\nmodel the cache evicts, every model.copy() and every parsed import leaves it "
+          "behind; swiglpk.glp_delete_prob before\ndropping the model returns the memory.")
+    print("Cause 2 (bounded by sympy's LRU caches, SYMPY_CACHE_SIZE = 1,000 entries per cached function): "
+          "model_io.summarize\nreads Reaction.objective_coefficient, whose sympy expressions land in sympy's "
+          "caches and keep each discarded model's\nwhole optlang problem (variables, constraints) alive; "
+          "sympy.core.cache.clear_cache() releases them."
+          + (" Pinned at most = cache size ÷ entries each summary adds;\nworst case at that bound: "
+             + ", ".join(f"{name} ≈ {mib_total / 1024:.1f} GiB" for name, mib_total in worst.items())
+             + " (extrapolated from the per-model growth, not measured)." if worst else ""))
+
+
+PIN_PROBE = """
+import gc, json, sys
+import cobra, optlang.interface, swiglpk
+import sympy.core.cache as sympy_cache
+from gem_flux_mcp.modeling.model_io import summarize
+
+def rss_mib():
+    with open('/proc/self/status') as handle:
+        return next(int(line.split()[1]) for line in handle if line.startswith('VmRSS')) / 1024
+
+def optlang_problems():
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if isinstance(o, optlang.interface.Model))
+
+path, n = sys.argv[1], int(sys.argv[2])
+with open(path, encoding='utf-8') as handle:
+    doc = handle.read()
+
+def load_summarize_drop():
+    model = cobra.io.from_json(doc)
+    summarize(model)
+    swiglpk.glp_delete_prob(model.solver.problem)  # take the GLPK leak out of this measurement
+
+load_summarize_drop()
+gc.collect()
+before = rss_mib()
+for _ in range(n):
+    load_summarize_drop()
+gc.collect()
+after = rss_mib()
+alive = optlang_problems()
+
+def entries():
+    return [(f.cache_info().currsize, f.cache_info().maxsize) for f in sympy_cache.CACHE]
+
+start = entries()
+load_summarize_drop()
+grown = [(now, size - was) for (was, _), (size, now) in zip(start, entries()) if size > was]
+# a discarded model stays pinned until every cache entry referring to it has been pushed out
+bound = max(((maxsize / step) if maxsize else float('inf') for maxsize, step in grown), default=0)
+sympy_cache.clear_cache()
+print(json.dumps({'per_model': (after - before) / n, 'alive': alive, 'alive_after_clear': optlang_problems(),
+                  'entries_per_model': sum(step for _, step in grown), 'max_pinned': bound}))
+"""
+
+
+def pinned_by_sympy(path: Path, n: int) -> dict[str, Any] | None:
+    """Run PIN_PROBE in a fresh interpreter (so RSS growth means something); None if it fails."""
+    if "glpk" not in cobra.Configuration().solver.__name__:
+        return None
+    try:
+        out = subprocess.run([sys.executable, "-c", PIN_PROBE, str(path), str(n)], capture_output=True, text=True,
+                             check=True, timeout=300).stdout
+        return dict(json.loads(out.strip().splitlines()[-1]))
+    except (subprocess.SubprocessError, OSError, ValueError, IndexError) as exc:
+        print(f"  (sympy pinning probe failed: {exc})")
+        return None
 
 
 class MallInfo2(ctypes.Structure):
@@ -918,8 +1019,7 @@ def cobra_import_cost() -> str:
 
 
 def decision(ctx: Context) -> None:
-    found = ctx.findings.get("solvers")
-    if not found:
+    if not ctx.findings:
         return
     heading("Decision")
 
@@ -928,32 +1028,43 @@ def decision(ctx: Context) -> None:
         others = ", ".join(f"{s} {v:.1f} ms" for s, v in times.items() if s != best)
         return f"{best} ({times[best]:.1f} ms vs {others})" if others else f"{best} ({times[best]:.1f} ms)"
 
-    holds = found["holds_gil"]
-    parts = [f"FBA: {pick(found['fba'])}",
-             f"FBA after a bound change: {pick(found['fba_changed'])}",
-             f"pFBA: {pick(found['pfba'])}",
-             "GLPK holds the GIL: " + ("yes" if holds.get("glpk") else "no")]
-    if "hybrid" in holds:
-        parts.append("HiGHS holds the GIL: " + ("yes" if holds["hybrid"] else "no"))
-    print("Decision: " + "; ".join(parts) + ".")
-    if found["native"]:
-        print(f"  From scratch the native solvers compare as {pick(found['native'])}, and without a basis "
-              f"{pick(found['fba_cold'])}: HiGHS itself is the faster LP code, but through COBRApy's hybrid "
-              f"interface\n  every solve rebuilds the LP and starts cold, so the warm-started GLPK wins every "
-              f"repeated solve.")
-    if found["switch"] or len(found["load"]) > 1:
-        print("  One-time costs of HiGHS: "
-              + ", ".join(f"switching a loaded model to {s} {v:.0f} ms" for s, v in found["switch"].items())
-              + "; loading the store's JSON: " + ", ".join(f"{s} {v:.0f} ms" for s, v in found["load"].items())
-              + f"; the first pFBA on a model: {', '.join(f'{s} {v:.0f} ms' for s, v in found['pfba_first'].items())}.")
-    if holds.get("glpk"):
-        print("  GLPK keeps the GIL for a whole solve, so a solve in a worker thread still freezes the server's "
-              "event loop\n  (and every other request) for that long: run long solves (pFBA, gapfilling) in a "
-              "worker process.")
-    overhead = ctx.findings.get("run_fba", {}).get("overhead")
-    if overhead:
-        print("  run_fba time beyond the solve (warm, median): "
-              + ", ".join(f"{k} {v:.0f} ms" for k, v in overhead.items()) + " (see the profile in section 2).")
+    found = ctx.findings.get("solvers")
+    if found:
+        holds = found["holds_gil"]
+        parts = [f"FBA: {pick(found['fba'])}",
+                 f"FBA after a bound change: {pick(found['fba_changed'])}",
+                 f"pFBA: {pick(found['pfba'])}",
+                 "GLPK holds the GIL: " + ("yes" if holds.get("glpk") else "no")]
+        if "hybrid" in holds:
+            parts.append("HiGHS holds the GIL: " + ("yes" if holds["hybrid"] else "no"))
+        print("Decision: " + "; ".join(parts) + ".")
+        if found["native"]:
+            print(f"  From scratch the native solvers compare as {pick(found['native'])}, and without a basis "
+                  f"{pick(found['fba_cold'])}:\n  HiGHS itself is the faster LP code, but through COBRApy's hybrid "
+                  f"interface every solve rebuilds the LP and starts\n  cold, so the warm-started GLPK wins every "
+                  f"repeated solve.")
+        if found["switch"] or len(found["load"]) > 1:
+            print("  One-time costs of HiGHS: "
+                  + ", ".join(f"switching a loaded model to {s} {v:.0f} ms" for s, v in found["switch"].items())
+                  + "; loading the store's JSON: " + ", ".join(f"{s} {v:.0f} ms" for s, v in found["load"].items())
+                  + "; the first pFBA on a model: "
+                  + ", ".join(f"{s} {v:.0f} ms" for s, v in found["pfba_first"].items()) + ".")
+        if holds.get("glpk"):
+            print("  GLPK keeps the GIL for a whole solve, so a solve in a worker thread still freezes the server's "
+                  "event loop\n  (and every other request) for that long: run long solves (pFBA, gapfilling) in a "
+                  "worker process.")
+    run_fba = ctx.findings.get("run_fba")
+    if run_fba:
+        print(f"  run_fba (warm fba {run_fba['warm']:.0f} ms): the GLPK re-solve is {run_fba['slim']:.0f} ms, "
+              f"building cobra's Solution {run_fba['solution']:.0f} ms, gem-flux's own work "
+              f"{run_fba['warm'] - run_fba['slim'] - run_fba['solution']:.0f} ms.")
+    memory = ctx.findings.get("rss")
+    if memory and memory["flat"]:
+        print("  Memory: flat once the 16-model cache is full.")
+    elif memory:
+        print(f"  Memory: with the 16-model cache full the server still grew {memory['rate']:.2f} MiB per further "
+              f"textbook load: GLPK problems are never\n  freed (fix: glp_delete_prob on eviction) and sympy's caches "
+              f"pin discarded optlang problems (clear_cache on eviction).")
 
 
 def main() -> int:

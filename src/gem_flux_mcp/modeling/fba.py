@@ -78,17 +78,20 @@ def run_fba(
     # slim_optimize never raises (COBRApy's optimize() raises on 'unbounded'); read the status
     model.slim_optimize(error_value=float("nan"))
     status = model.solver.status
-    solution = None
+    fluxes: dict[str, float] | None = None
     if status == "optimal":
-        from cobra.core.solution import get_solution
-
-        solution = get_solution(model)
         if pfba:
             # pFBA keeps the optimum and minimises total flux: a unique, parsimonious flux map.
             from cobra.flux_analysis import pfba as cobra_pfba
 
             solution = cobra_pfba(model, fraction_of_optimum=1.0)
             status = solution.status
+            fluxes = {str(k): float(v) for k, v in solution.fluxes.items()}
+        else:
+            # Net fluxes straight from the solver: COBRApy's Solution would also compute reduced
+            # costs and shadow prices, half of a warm FBA's time (benchmarks/store_fba.py).
+            primal = model.solver.primal_values
+            fluxes = {r.id: primal[r.id] - primal[r.reverse_id] for r in model.reactions}
     elapsed_ms = (time.perf_counter() - started) * 1000
     solver = model.solver.interface.__name__.split(".")[-1].replace("_interface", "")
     if status == "infeasible":
@@ -116,23 +119,24 @@ def run_fba(
                          "Check for reactions with infinite bounds around the objective."],
             valid_next_steps=["build_media", "run_fba"],
         )
-    if status != "optimal" or solution is None:
+    if status != "optimal" or fluxes is None:
         raise LibraryError(
             "SOLVER_ERROR",
             f"The solver ({solver}) ended with status '{status}' for model {model_id}.",
             details={"model_id": model_id, "media_id": media_id, "solver_status": status, "solver": solver},
             suggestions=["Retry; if it persists, export the model and inspect it with COBRApy."],
         )
-    return _summarise(model, solution, model_id=model_id, media_id=media_id, objective=objective,
+    return _summarise(model, fluxes, status, model_id=model_id, media_id=media_id, objective=objective,
                       flux_threshold=flux_threshold, exchanges=exchanges, names=names, solver=solver,
                       pfba=pfba, elapsed_ms=elapsed_ms, is_draft=is_draft)
 
 
-def _summarise(model: cobra.Model, solution: cobra.Solution, *, model_id: str, media_id: str, objective: str,
+def _summarise(model: cobra.Model, fluxes: dict[str, float], solver_status: str, *, model_id: str, media_id: str,
+               objective: str,
                flux_threshold: float, exchanges: list[ExchangeInfo], names: NameLookup, solver: str,
                pfba: bool, elapsed_ms: float, is_draft: bool) -> dict[str, Any]:
-    fluxes = solution.fluxes
-    objective_value = float(model.reactions.get_by_id(objective).flux) if pfba else float(solution.objective_value)
+    # the objective reaction's own flux: for pFBA the solver's objective is the total flux
+    objective_value = fluxes[objective]
     kept = {rid: float(v) for rid, v in fluxes.items() if abs(v) > flux_threshold}
     exchange_by_reaction = {e.reaction_id: e for e in exchanges}
     compound_ids = [e.compound_id for e in exchanges if e.compound_id and e.reaction_id in kept]
@@ -172,7 +176,7 @@ def _summarise(model: cobra.Model, solution: cobra.Solution, *, model_id: str, m
         "objective_direction": model.objective_direction,
         "objective_value": round(objective_value, 6),
         "status": "optimal",
-        "solver_status": solution.status,
+        "solver_status": solver_status,
         "solver": solver,
         "method": "pfba" if pfba else "fba",
         "solve_time_ms": round(elapsed_ms, 2),

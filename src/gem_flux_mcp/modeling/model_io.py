@@ -97,7 +97,7 @@ def summarize(model: cobra.Model) -> dict[str, Any]:
         reactions_by_compartment[next(iter(compartments)) if len(compartments) == 1 else "multi"] += 1
         if reaction.lower_bound < 0 < reaction.upper_bound:
             reversible += 1
-    objective = [r.id for r in model.reactions if r.objective_coefficient != 0]
+    objective = objective_reaction_ids(model)
     return {
         "num_reactions": len(model.reactions),
         "num_metabolites": len(model.metabolites),
@@ -113,3 +113,31 @@ def summarize(model: cobra.Model) -> dict[str, Any]:
             "transport_reactions": transport,
         },
     }
+
+
+def objective_reaction_ids(model: cobra.Model) -> list[str]:
+    """Reactions in the objective, read from the solver's linear coefficients.
+
+    `Reaction.objective_coefficient` builds sympy expressions that land in sympy's global caches
+    and keep the whole optlang problem of a discarded model alive (measured in
+    benchmarks/store_fba.py); the solver's coefficients do not.
+    """
+    coefficients = model.solver.objective.get_linear_coefficients(model.variables)
+    forward = {r.id for r in model.reactions}
+    return [v.name for v, c in coefficients.items() if c != 0 and v.name in forward]
+
+
+def release_model(model: cobra.Model) -> None:
+    """Free the native solver problem of a model that will not be used again.
+
+    optlang's GLPK interface never frees its problem (its __del__ is disabled), so every discarded
+    model would otherwise keep its LP in C memory for the life of the process.
+    """
+    interface = getattr(model.solver, "interface", None)
+    if interface is not None and interface.__name__.endswith("glpk_interface"):
+        import swiglpk
+
+        problem = model.solver.problem
+        if problem is not None:
+            swiglpk.glp_delete_prob(problem)
+            model.solver.problem = None  # the pointer is dead: never let it be used again

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
 from gem_flux_mcp.fsutil import atomic_write_bytes
 from gem_flux_mcp.modeling.media import exchange_reactions
+from gem_flux_mcp.modeling.model_io import objective_reaction_ids, release_model
 from gem_flux_mcp.store.db import DB_FILE_NAME, Database
 from gem_flux_mcp.store.rows import MODEL_SOURCES, MediaRow, ModelRow, ResultRow, model_state, utc_now
 
@@ -378,7 +379,7 @@ class Store:
             victim = next((k for k, e in self._cache.items() if e.in_use == 0), None)
             if victim is None:
                 return
-            del self._cache[victim]
+            _release(self._cache.pop(victim))
             self._evictions += 1
 
     def _cache_bytes_locked(self) -> int:
@@ -394,7 +395,7 @@ class Store:
         with self._cache_lock:
             idle = [k for k, e in self._cache.items() if e.in_use == 0 and now - e.last_used > self.idle_seconds]
             for key in idle:
-                del self._cache[key]
+                _release(self._cache.pop(key))
             self._evictions += len(idle)
         if idle:
             log.debug("evicted %d idle model(s) from the cache", len(idle))
@@ -627,17 +628,24 @@ def derived_model_id(store: Store, workspace: str, parent_id: str, suffix: str =
 # ---- helpers
 
 
+def _release(entry: _CacheEntry) -> None:
+    """An evicted model is never used again (idle entries are not checked out): free its solver
+    problem and sympy's caches, which otherwise keep it in memory (benchmarks/store_fba.py)."""
+    if entry.model is not None:
+        release_model(entry.model)
+        entry.model = None
+        from sympy.core.cache import clear_cache
+
+        clear_cache()
+
+
 def _random_token() -> str:
     return "".join(secrets.choice(_RANDOM_ALPHABET) for _ in range(6))
 
 
 def _model_stats(model: cobra.Model) -> dict[str, Any]:
     exchanges = {r.id for r in exchange_reactions(model)} | {r.id for r in model.reactions if r.id.startswith("EX_")}
-    # One pass over the objective expression (Reaction.objective_coefficient recomputes it per call).
-    from cobra.util.solver import linear_reaction_coefficients
-
-    coefficients = linear_reaction_coefficients(model)
-    objective = [r.id for r in model.reactions if coefficients.get(r, 0) != 0]
+    objective = objective_reaction_ids(model)
     return {
         "num_reactions": len(model.reactions),
         "num_metabolites": len(model.metabolites),

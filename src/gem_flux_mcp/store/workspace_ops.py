@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.media_library import PREDEFINED_CREATED_AT, PredefinedMedium
@@ -22,6 +23,9 @@ from gem_flux_mcp.store.store import Store, derived_model_id
 log = logging.getLogger(__name__)
 
 FILTER_STATES = ("all", "draft", "gapfilled")
+# Exchange -> ModelSEED compound resolution per loaded model object (cached models never change
+# their reactions: edits make new models), so repeated FBA skips ~10 ms of work.
+_EXCHANGES: WeakKeyDictionary[Any, list[media.ExchangeInfo]] = WeakKeyDictionary()
 _MEDIA_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _MAX_PREVIEW = 3
 
@@ -224,10 +228,13 @@ class Workspace:
         model = model_io.read_model(path, file_format)
         name = model_name if isinstance(model_name, str) and model_name.strip() else None
         model_id = self.store.new_model_id(self.workspace_id, name, "draft")
-        row = self.store.add_model(self.workspace_id, model_id, model, model_name=name, source="imported",
-                                   template=None, derived_from=None, extra={"imported_from": path.name,
-                                                                            "original_id": model.id})
-        summary = model_io.summarize(model)
+        try:
+            row = self.store.add_model(self.workspace_id, model_id, model, model_name=name, source="imported",
+                                       template=None, derived_from=None, extra={"imported_from": path.name,
+                                                                                "original_id": model.id})
+            summary = model_io.summarize(model)
+        finally:
+            model_io.release_model(model)  # stored as a file; the next checkout loads it
         return {"success": True, **model_info(row), "format": file_format, "original_model_id": model.id,
                 "num_exchange_reactions": summary["num_exchange_reactions"], "compartments": summary["compartments"],
                 "objective": summary["objective"],
@@ -279,18 +286,22 @@ class Workspace:
             new_id = derived_model_id(self.store, self.workspace_id, key, suffix="rev")
         with self.store.checkout(self.workspace_id, key) as source:
             revised = source.copy()  # the stored source is never changed
-        plan = revise.validate_plan(revised, add_reactions, remove_reactions, reaction_bounds, knockout_genes,
-                                    self._reaction_record)
-        before = self._growth(revised, medium)
-        changes = revise.apply_plan(revised, plan, self._reaction_record, self.biochem.compound_names)
-        after = self._growth(revised, medium)
-        record = {"reason": reason.strip(), "changes": changes, "media_id": medium_id,
-                  "objective": [r.id for r in revised.reactions if r.objective_coefficient != 0],
-                  "growth_before": before, "growth_after": after}
-        row = self.store.add_model(
-            self.workspace_id, new_id, revised, model_name=revision_name if isinstance(revision_name, str) else None,
-            source="revised", template=parent.template, derived_from=key, extra={"revision": record},
-        )
+        try:
+            plan = revise.validate_plan(revised, add_reactions, remove_reactions, reaction_bounds, knockout_genes,
+                                        self._reaction_record)
+            before = self._growth(revised, medium)
+            changes = revise.apply_plan(revised, plan, self._reaction_record, self.biochem.compound_names)
+            after = self._growth(revised, medium)
+            record = {"reason": reason.strip(), "changes": changes, "media_id": medium_id,
+                      "objective": model_io.objective_reaction_ids(revised),
+                      "growth_before": before, "growth_after": after}
+            row = self.store.add_model(
+                self.workspace_id, new_id, revised,
+                model_name=revision_name if isinstance(revision_name, str) else None,
+                source="revised", template=parent.template, derived_from=key, extra={"revision": record},
+            )
+        finally:
+            model_io.release_model(revised)  # stored as a file (or discarded); a checkout reloads it
         if medium_id is not None:
             self.store.set_last_media(self.workspace_id, new_id, medium_id)
         return {
@@ -353,8 +364,11 @@ class Workspace:
         names = fba.NameLookup(self.biochem.reaction_names, self.biochem.compound_names)
         with self.store.checkout(self.workspace_id, key) as model, model:
             goal = fba.check_objective(model, objective, key)
-            exchanges = media.resolve_exchanges(
-                model, lambda ids: self.biochem.compound_ids_for_external("BiGG", ids))
+            exchanges = _EXCHANGES.get(model)
+            if exchanges is None:
+                exchanges = media.resolve_exchanges(
+                    model, lambda ids: self.biochem.compound_ids_for_external("BiGG", ids))
+                _EXCHANGES[model] = exchanges
             report = media.apply_medium(model, medium, exchanges)
             if not report.applied:
                 raise ValidationError(
