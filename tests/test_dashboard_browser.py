@@ -17,6 +17,7 @@ from pathlib import Path
 import anyio
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -112,10 +113,16 @@ def _calls(driver: WebDriver) -> list[WebElement]:
 
 
 def _submit_filter(driver: WebDriver) -> None:
-    """Click the Filter button and wait for the new page (the old table goes stale)."""
-    table = driver.find_element(By.ID, "calls")
+    """Click the Filter button and wait for the new page.
+
+    The old document is marked and the wait is for a complete document without the mark: element
+    staleness checks race with navigation in chromedriver ("node does not belong to the document").
+    """
+    driver.execute_script("window.__gemflux_old_page = true")
     driver.find_element(By.CSS_SELECTOR, "#filter button[type=submit]").click()
-    WebDriverWait(driver, WAIT_S).until(expected_conditions.staleness_of(table))
+    WebDriverWait(driver, WAIT_S, ignored_exceptions=(WebDriverException,)).until(
+        lambda d: d.execute_script(
+            "return window.__gemflux_old_page === undefined && document.readyState === 'complete'"))
     WebDriverWait(driver, WAIT_S).until(expected_conditions.presence_of_element_located((By.ID, "calls")))
 
 
