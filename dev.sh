@@ -49,6 +49,8 @@ case "$cmd" in
             echo "dev.sh: reference data not found; downloading it (gem-flux data fetch)" >&2
             .venv/bin/gem-flux data fetch >&2
         fi
+        # build the search index before the server starts, so no client waits ~15 s on its first start
+        .venv/bin/gem-flux data index >&2
         exec .venv/bin/gem-flux serve "$@"
         ;;
     test)

@@ -159,3 +159,19 @@ def check(args: argparse.Namespace) -> int:
     _say(f"gem-flux data check: FAILED, {len(report.failures)} of {checked} files not ok "
          f"in {data_dir}; run `gem-flux data fetch` to repair")
     return 1
+
+
+def index(args: argparse.Namespace) -> int:
+    """Build (or verify) the biochemistry index, so the first `serve` starts warm."""
+    from gem_flux_mcp.data.biochem import BiochemIndex
+
+    settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
+    started = time.perf_counter()
+    try:
+        built = BiochemIndex.open(settings.data_dir, settings.cache_dir)
+    except DataError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 1
+    print(f"biochemistry index ready: {built.compound_count} compounds, {built.reaction_count} reactions "
+          f"({built.path.name}, {time.perf_counter() - started:.1f} s)", file=sys.stderr)
+    return 0

@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = data_sub.add_parser("check", help="verify a data folder against the manifest")
     check.add_argument("--data-dir", help="folder to verify (default: $GEMFLUX_DATA_DIR)")
     check.add_argument("--quiet", action="store_true", help="only the exit code")
+    index = data_sub.add_parser("index", help="build the biochemistry index now (else the first serve does)")
+    index.add_argument("--data-dir", help="reference data folder (default: $GEMFLUX_DATA_DIR)")
+    index.add_argument("--cache-dir", help="index cache folder (default: $GEMFLUX_CACHE_DIR)")
     return parser
 
 
@@ -80,6 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if args.data_command == "fetch":
             return data_commands.fetch(args)
+        if args.data_command == "index":
+            return data_commands.index(args)
         return data_commands.check(args)
     return 2
 
