@@ -34,3 +34,14 @@ async def http_client(base_url: str, mode: str, name: str = "pytest") -> AsyncIt
 def structured(result: CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None, result.content
     return dict(result.structured_content)
+
+
+async def call(client: Client, tool: str, args: dict[str, Any], *, error: str | None = None) -> dict[str, Any]:
+    """Call a tool; expect success, or the envelope with the given error code."""
+    result = await client.call_tool(tool, args)
+    body = structured(result)
+    if error is None:
+        assert not result.is_error, body
+    else:
+        assert result.is_error and body["error_code"] == error, body
+    return body

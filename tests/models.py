@@ -63,3 +63,9 @@ def apply_medium_directly(model: cobra.Model, medium: dict[str, tuple[float, flo
     for reaction in model.exchanges:
         cpd = exchange_to_cpd.get(reaction.id)
         reaction.bounds = medium[cpd] if cpd in medium else (0.0, max(reaction.upper_bound, 0.0))
+
+
+def predefined_medium(data_dir: Path, name: str) -> dict[str, tuple[float, float]]:
+    """A predefined medium read straight from its JSON file (independently of gem-flux)."""
+    raw = json.loads((data_dir / "media" / f"{name}.json").read_text())
+    return {cpd: (float(e["bounds"][0]), float(e["bounds"][1])) for cpd, e in raw["compounds"].items()}

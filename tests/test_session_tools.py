@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -10,35 +9,20 @@ import libsbml
 import pytest
 from cobra.io import save_json_model, write_sbml_model
 
-from mcp_client import stdio_client, structured
-from models import TEXTBOOK_MEDIUM, apply_medium_directly, modelseed_core_model, textbook
+from mcp_client import call, stdio_client
+from models import TEXTBOOK_MEDIUM, apply_medium_directly, modelseed_core_model, predefined_medium, textbook
 
 GLUCOSE_AEROBIC = "glucose_minimal_aerobic"
-
-
-def _predefined(data_dir: Path, name: str) -> dict[str, tuple[float, float]]:
-    raw = json.loads((data_dir / "media" / f"{name}.json").read_text())
-    return {cpd: (float(e["bounds"][0]), float(e["bounds"][1])) for cpd, e in raw["compounds"].items()}
-
-
-async def _call(client: Any, tool: str, args: dict[str, Any], *, error: str | None = None) -> dict[str, Any]:
-    result = await client.call_tool(tool, args)
-    body = structured(result)
-    if error is None:
-        assert not result.is_error, body
-    else:
-        assert result.is_error and body["error_code"] == error, body
-    return body
 
 
 @pytest.mark.anyio
 async def test_media_round_trip(server_env: dict[str, str], data_dir: Path) -> None:
     async with stdio_client(server_env, "legacy") as client:
-        listed = await _call(client, "list_media", {})
+        listed = await call(client, "list_media", {})
         predefined = {m["media_id"] for m in listed["media"] if m["is_predefined"]}
         assert predefined == {p.stem for p in (data_dir / "media").glob("*.json")}
         assert listed["user_created_media"] == 0
-        built = await _call(client, "build_media", {
+        built = await call(client, "build_media", {
             "compounds": ["cpd00027", " CPD00007 ", "cpd00001"], "default_uptake": 10,
             "custom_bounds": {"cpd00027": [-5, 50]}})
         assert built["media_id"].startswith("media_") and len(built["media_id"]) == 28
@@ -46,19 +30,19 @@ async def test_media_round_trip(server_env: dict[str, str], data_dir: Path) -> N
         assert built["compounds"][0]["name"] == "D-Glucose" and built["compounds"][0]["bounds"] == [-5, 50]
         assert built["compounds"][1]["bounds"] == [-10, 100]
         assert built["media_type"] == "minimal" and built["custom_bounds_applied"] == 1
-        named = await _call(client, "build_media", {"compounds": ["cpd00027"], "media_name": "just_glucose"})
+        named = await call(client, "build_media", {"compounds": ["cpd00027"], "media_name": "just_glucose"})
         assert named["media_id"] == "just_glucose"
-        listed = await _call(client, "list_media", {})
+        listed = await call(client, "list_media", {})
         assert listed["user_created_media"] == 2 and listed["total_media"] == len(predefined) + 2
         mine = next(m for m in listed["media"] if m["media_id"] == built["media_id"])
         assert mine["compounds_preview"][0] == {"id": "cpd00027", "name": "D-Glucose"}
         assert mine["is_predefined"] is False and mine["media_name"] is None
         stamps = [m["created_at"] for m in listed["media"]]
         assert stamps == sorted(stamps)
-        await _call(client, "delete_media", {"media_id": GLUCOSE_AEROBIC}, error="PREDEFINED_MEDIA_IMMUTABLE")
-        await _call(client, "delete_media", {"media_id": "just_glucose"})
-        await _call(client, "delete_media", {"media_id": "just_glucose"}, error="MEDIA_NOT_FOUND")
-        await _call(client, "build_media", {"compounds": ["cpd00027"], "media_name": GLUCOSE_AEROBIC},
+        await call(client, "delete_media", {"media_id": GLUCOSE_AEROBIC}, error="PREDEFINED_MEDIA_IMMUTABLE")
+        await call(client, "delete_media", {"media_id": "just_glucose"})
+        await call(client, "delete_media", {"media_id": "just_glucose"}, error="MEDIA_NOT_FOUND")
+        await call(client, "build_media", {"compounds": ["cpd00027"], "media_name": GLUCOSE_AEROBIC},
                     error="DUPLICATE_NAME")
 
 
@@ -81,12 +65,12 @@ BUILD_MEDIA_ERRORS: list[tuple[dict[str, Any], str]] = [
 async def test_build_media_errors(server_env: dict[str, str]) -> None:
     async with stdio_client(server_env, "legacy") as client:
         for args, code in BUILD_MEDIA_ERRORS:
-            body = await _call(client, "build_media", args, error=code)
+            body = await call(client, "build_media", args, error=code)
             assert body["suggestions"] or body["example_call"], body
             if code == "INVALID_COMPOUND_IDS" and "cpd99999" in args["compounds"]:
                 assert body["details"]["invalid_ids"] == ["cpd99999", "cpd99998"]
                 assert body["details"]["valid_ids"] == ["cpd00027"]
-        listed = await _call(client, "list_media", {})
+        listed = await call(client, "list_media", {})
         assert listed["user_created_media"] == 0, "a failed build_media must store nothing"
 
 
@@ -101,16 +85,16 @@ async def test_import_and_fba_equal_cobrapy_on_textbook(server_env: dict[str, st
     expected = reference.slim_optimize()
     expected_medium = dict(reference.medium)
     async with stdio_client(server_env, "legacy") as client:
-        imported = await _call(client, "import_model", {"file_path": str(sbml), "model_name": "ecoli_core"})
+        imported = await call(client, "import_model", {"file_path": str(sbml), "model_name": "ecoli_core"})
         assert imported["model_id"] == "ecoli_core.draft" and imported["format"] == "sbml"
         assert imported["num_reactions"] == len(model.reactions)
-        as_json = await _call(client, "import_model", {"file_path": "textbook.json"})  # relative to the root
+        as_json = await call(client, "import_model", {"file_path": "textbook.json"})  # relative to the root
         assert as_json["model_id"].startswith("model_") and as_json["format"] == "json"
         uptake = {cpd: (-expected_medium[ex], 1000.0) for ex, cpd in TEXTBOOK_MEDIUM.items()}
-        media = await _call(client, "build_media", {
+        media = await call(client, "build_media", {
             "compounds": list(uptake), "custom_bounds": {c: list(b) for c, b in uptake.items()}})
         for model_id in (imported["model_id"], as_json["model_id"]):
-            fba = await _call(client, "run_fba", {"model_id": model_id, "media_id": media["media_id"],
+            fba = await call(client, "run_fba", {"model_id": model_id, "media_id": media["media_id"],
                                                   "objective": "Biomass_Ecoli_core"})
             assert fba["objective_value"] == pytest.approx(expected, abs=1e-6)
             glucose = next(u for u in fba["uptake_fluxes"] if u["compound_id"] == "cpd00027")
@@ -119,13 +103,13 @@ async def test_import_and_fba_equal_cobrapy_on_textbook(server_env: dict[str, st
             assert fba["interpretation"]["metabolism_type"] == "Aerobic respiration"
             assert fba["solver"] in {"glpk", "highs", "hybrid"}
             assert abs(sum(abs(v) for v in fba["fluxes"].values()) - fba["total_flux"]) < 1e-3
-        pfba = await _call(client, "run_fba", {"model_id": imported["model_id"], "media_id": media["media_id"],
+        pfba = await call(client, "run_fba", {"model_id": imported["model_id"], "media_id": media["media_id"],
                                                "objective": "Biomass_Ecoli_core", "pfba": True})
         assert pfba["method"] == "pfba" and pfba["objective_value"] == pytest.approx(expected, abs=1e-6)
-        fba_total = (await _call(client, "run_fba", {"model_id": imported["model_id"], "media_id": media["media_id"],
+        fba_total = (await call(client, "run_fba", {"model_id": imported["model_id"], "media_id": media["media_id"],
                                                      "objective": "Biomass_Ecoli_core"}))["total_flux"]
         assert pfba["total_flux"] <= fba_total + 1e-6
-        detail = await _call(client, "get_model", {"model_id": imported["model_id"], "include_predictions": True})
+        detail = await call(client, "get_model", {"model_id": imported["model_id"], "include_predictions": True})
         assert detail["last_media_id"] == media["media_id"]
         assert [p["kind"] for p in detail["predictions"]] == ["fba", "fba", "fba"]
         assert detail["predictions"][1]["summary"]["method"] == "pfba"  # newest first
@@ -138,26 +122,26 @@ async def test_modelseed_namespace_model_matches_cobrapy(server_env: dict[str, s
     model = modelseed_core_model(data_dir)
     path = tmp_path / "ms_core.json"
     save_json_model(model, str(path))
-    medium = _predefined(data_dir, GLUCOSE_AEROBIC)
+    medium = predefined_medium(data_dir, GLUCOSE_AEROBIC)
     reference = modelseed_core_model(data_dir)
     apply_medium_directly(reference, medium, {r.id: r.id[3:11] for r in reference.exchanges})
     expected = reference.slim_optimize()
     assert expected > 1  # a real ATP yield from 5 mmol glucose
     async with stdio_client(server_env, "2026-07-28") as client:
-        imported = await _call(client, "import_model", {"file_path": str(path), "model_name": "ms_core"})
-        fba = await _call(client, "run_fba", {"model_id": imported["model_id"], "media_id": GLUCOSE_AEROBIC,
+        imported = await call(client, "import_model", {"file_path": str(path), "model_name": "ms_core"})
+        fba = await call(client, "run_fba", {"model_id": imported["model_id"], "media_id": GLUCOSE_AEROBIC,
                                               "objective": "ATPM_c0"})
         assert fba["objective_value"] == pytest.approx(expected, abs=1e-6)
         assert {u["compound_id"] for u in fba["uptake_fluxes"]} >= {"cpd00027", "cpd00007"}
-        anaerobic = await _call(client, "run_fba", {"model_id": imported["model_id"],
+        anaerobic = await call(client, "run_fba", {"model_id": imported["model_id"],
                                                     "media_id": "glucose_minimal_anaerobic", "objective": "ATPM_c0"})
         assert anaerobic["objective_value"] < fba["objective_value"]
         assert anaerobic["interpretation"]["metabolism_type"] == "Anaerobic/fermentation"
         # secretion limits hold: cap CO2 secretion and the optimum must respect it
-        capped = await _call(client, "build_media", {
+        capped = await call(client, "build_media", {
             "compounds": [*medium, "cpd00011"],
             "custom_bounds": {**{c: list(b) for c, b in medium.items()}, "cpd00011": [0, 1]}})
-        limited = await _call(client, "run_fba", {"model_id": imported["model_id"], "media_id": capped["media_id"],
+        limited = await call(client, "run_fba", {"model_id": imported["model_id"], "media_id": capped["media_id"],
                                                   "objective": "ATPM_c0"})
         co2 = [s for s in limited["secretion_fluxes"] if s["compound_id"] == "cpd00011"]
         assert not co2 or co2[0]["flux"] <= 1 + 1e-6
@@ -168,32 +152,32 @@ async def test_model_listing_filtering_and_errors(server_env: dict[str, str], tm
     path = tmp_path / "textbook.json"
     save_json_model(textbook(), str(path))
     async with stdio_client(server_env, "legacy") as client:
-        empty = await _call(client, "list_models", {})
+        empty = await call(client, "list_models", {})
         assert empty["total_models"] == 0 and empty["models_by_state"] == {"draft": 0, "gapfilled": 0}
-        first = await _call(client, "import_model", {"file_path": str(path), "model_name": "first"})
-        second = await _call(client, "import_model", {"file_path": str(path)})
-        await _call(client, "import_model", {"file_path": str(path), "model_name": "first"}, error="DUPLICATE_NAME")
-        await _call(client, "import_model", {"file_path": str(path), "model_name": "bad.name"},
+        first = await call(client, "import_model", {"file_path": str(path), "model_name": "first"})
+        second = await call(client, "import_model", {"file_path": str(path)})
+        await call(client, "import_model", {"file_path": str(path), "model_name": "first"}, error="DUPLICATE_NAME")
+        await call(client, "import_model", {"file_path": str(path), "model_name": "bad.name"},
                     error="INVALID_MODEL_NAME")
-        listed = await _call(client, "list_models", {"filter_state": "DRAFT"})
+        listed = await call(client, "list_models", {"filter_state": "DRAFT"})
         assert [m["model_id"] for m in listed["models"]] == [first["model_id"], second["model_id"]]
         assert listed["models"][0]["model_name"] == "first" and listed["models"][1]["model_name"] is None
-        assert (await _call(client, "list_models", {"filter_state": "gapfilled"}))["total_models"] == 0
-        bad = await _call(client, "list_models", {"filter_state": "old"}, error="INVALID_FILTER_STATE")
+        assert (await call(client, "list_models", {"filter_state": "gapfilled"}))["total_models"] == 0
+        bad = await call(client, "list_models", {"filter_state": "old"}, error="INVALID_FILTER_STATE")
         assert bad["details"]["valid_values"] == ["all", "draft", "gapfilled"]
-        missing = await _call(client, "delete_model", {"model_id": "nope.draft"}, error="MODEL_NOT_FOUND")
+        missing = await call(client, "delete_model", {"model_id": "nope.draft"}, error="MODEL_NOT_FOUND")
         assert set(missing["details"]["available_models"]) == {first["model_id"], second["model_id"]}
-        await _call(client, "get_model", {"model_id": "nope.draft"}, error="MODEL_NOT_FOUND")
-        await _call(client, "delete_model", {"model_id": ""}, error="INVALID_MODEL_ID")
-        await _call(client, "delete_model", {"model_id": first["model_id"]})
-        after = await _call(client, "list_models", {})
+        await call(client, "get_model", {"model_id": "nope.draft"}, error="MODEL_NOT_FOUND")
+        await call(client, "delete_model", {"model_id": ""}, error="INVALID_MODEL_ID")
+        await call(client, "delete_model", {"model_id": first["model_id"]})
+        after = await call(client, "list_models", {})
         assert [m["model_id"] for m in after["models"]] == [second["model_id"]]
-        await _call(client, "import_model", {"file_path": "/etc/passwd"}, error="PATH_NOT_ALLOWED")
-        await _call(client, "import_model", {"file_path": str(tmp_path / "none.json")}, error="FILE_NOT_FOUND")
+        await call(client, "import_model", {"file_path": "/etc/passwd"}, error="PATH_NOT_ALLOWED")
+        await call(client, "import_model", {"file_path": str(tmp_path / "none.json")}, error="FILE_NOT_FOUND")
         (tmp_path / "broken.json").write_text("{not json")
-        await _call(client, "import_model", {"file_path": str(tmp_path / "broken.json")}, error="MODEL_PARSE_ERROR")
+        await call(client, "import_model", {"file_path": str(tmp_path / "broken.json")}, error="MODEL_PARSE_ERROR")
         (tmp_path / "model.txt").write_text("x")
-        await _call(client, "import_model", {"file_path": str(tmp_path / "model.txt")}, error="UNSUPPORTED_FORMAT")
+        await call(client, "import_model", {"file_path": str(tmp_path / "model.txt")}, error="UNSUPPORTED_FORMAT")
 
 
 @pytest.mark.anyio
@@ -203,24 +187,24 @@ async def test_run_fba_errors(server_env: dict[str, str], data_dir: Path, tmp_pa
     path = tmp_path / "ms.json"
     save_json_model(model, str(path))
     async with stdio_client(server_env, "legacy") as client:
-        mid = (await _call(client, "import_model", {"file_path": str(path), "model_name": "ms"}))["model_id"]
-        bad = await _call(client, "run_fba", {"model_id": mid, "media_id": GLUCOSE_AEROBIC},
+        mid = (await call(client, "import_model", {"file_path": str(path), "model_name": "ms"}))["model_id"]
+        bad = await call(client, "run_fba", {"model_id": mid, "media_id": GLUCOSE_AEROBIC},
                           error="INVALID_OBJECTIVE")  # default bio1 is not in this model
         assert "ATPM_c0" in bad["details"]["suggested_objectives"]
-        await _call(client, "run_fba", {"model_id": mid, "media_id": "no_such_media", "objective": "ATPM_c0"},
+        await call(client, "run_fba", {"model_id": mid, "media_id": "no_such_media", "objective": "ATPM_c0"},
                     error="MEDIA_NOT_FOUND")
-        await _call(client, "run_fba", {"model_id": "x.draft", "media_id": GLUCOSE_AEROBIC}, error="MODEL_NOT_FOUND")
-        await _call(client, "run_fba", {"model_id": mid, "media_id": GLUCOSE_AEROBIC, "objective": "ATPM_c0",
+        await call(client, "run_fba", {"model_id": "x.draft", "media_id": GLUCOSE_AEROBIC}, error="MODEL_NOT_FOUND")
+        await call(client, "run_fba", {"model_id": mid, "media_id": GLUCOSE_AEROBIC, "objective": "ATPM_c0",
                                         "flux_threshold": -1}, error="INVALID_FLUX_THRESHOLD")
-        water = await _call(client, "build_media", {"compounds": ["cpd00001"]})
-        infeasible = await _call(client, "run_fba", {"model_id": mid, "media_id": water["media_id"],
+        water = await call(client, "build_media", {"compounds": ["cpd00001"]})
+        infeasible = await call(client, "run_fba", {"model_id": mid, "media_id": water["media_id"],
                                                      "objective": "ATPM_c0"}, error="MODEL_INFEASIBLE")
         assert infeasible["error_type"] == "infeasibility_error" and infeasible["details"]["num_variables"] > 0
-        odd = await _call(client, "build_media", {"compounds": ["cpd00098"]})  # choline: no exchange here
-        await _call(client, "run_fba", {"model_id": mid, "media_id": odd["media_id"], "objective": "ATPM_c0"},
+        odd = await call(client, "build_media", {"compounds": ["cpd00098"]})  # choline: no exchange here
+        await call(client, "run_fba", {"model_id": mid, "media_id": odd["media_id"], "objective": "ATPM_c0"},
                     error="MEDIA_INCOMPATIBLE")
         # the failed calls recorded nothing and changed nothing
-        detail = await _call(client, "get_model", {"model_id": mid, "include_predictions": True})
+        detail = await call(client, "get_model", {"model_id": mid, "include_predictions": True})
         assert detail["predictions"] == [] and detail["last_media_id"] is None
 
 
@@ -230,14 +214,14 @@ async def test_export_sbml_validates_and_json_round_trips(server_env: dict[str, 
     path = tmp_path / "ms.json"
     save_json_model(modelseed_core_model(data_dir), str(path))
     async with stdio_client(server_env, "legacy") as client:
-        mid = (await _call(client, "import_model", {"file_path": str(path), "model_name": "ms"}))["model_id"]
-        out = await _call(client, "export_model", {"model_id": mid, "file_path": str(tmp_path / "out" / "ms.xml")})
+        mid = (await call(client, "import_model", {"file_path": str(path), "model_name": "ms"}))["model_id"]
+        out = await call(client, "export_model", {"model_id": mid, "file_path": str(tmp_path / "out" / "ms.xml")})
         assert out["format"] == "sbml" and out["size_bytes"] > 0
-        await _call(client, "export_model", {"model_id": mid, "file_path": str(tmp_path / "ms_out.json")})
-        await _call(client, "export_model", {"model_id": mid, "file_path": "/tmp/../etc/x.xml"},
+        await call(client, "export_model", {"model_id": mid, "file_path": str(tmp_path / "ms_out.json")})
+        await call(client, "export_model", {"model_id": mid, "file_path": "/tmp/../etc/x.xml"},
                     error="PATH_NOT_ALLOWED")
-        again = await _call(client, "import_model", {"file_path": str(tmp_path / "ms_out.json"), "model_name": "ms2"})
-        assert again["num_reactions"] == (await _call(client, "get_model", {"model_id": mid}))["num_reactions"]
+        again = await call(client, "import_model", {"file_path": str(tmp_path / "ms_out.json"), "model_name": "ms2"})
+        assert again["num_reactions"] == (await call(client, "get_model", {"model_id": mid}))["num_reactions"]
     document = libsbml.readSBMLFromFile(str(tmp_path / "out" / "ms.xml"))
     document.checkConsistency()
     errors = [document.getError(i) for i in range(document.getNumErrors())
