@@ -407,25 +407,11 @@ class BiochemIndex:
 
     def compounds_by_ids(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
         """Records for many ids at once (missing ids are simply absent)."""
-        wanted = list(dict.fromkeys(ids))
-        found: dict[str, dict[str, Any]] = {}
-        con = self._connect()
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in con.execute(f"SELECT * FROM compounds WHERE id IN ({marks})", chunk):
-                found[row["id"]] = self._compound_record(row)
-        return found
+        rows = _rows_in(self._connect(), "SELECT * FROM compounds WHERE id IN ({marks})", ids)
+        return {row["id"]: self._compound_record(row) for row in rows}
 
     def existing_compound_ids(self, ids: Iterable[str]) -> set[str]:
-        wanted = list(dict.fromkeys(ids))
-        found: set[str] = set()
-        con = self._connect()
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            found.update(r[0] for r in con.execute(f"SELECT id FROM compounds WHERE id IN ({marks})", chunk))
-        return found
+        return {r[0] for r in _rows_in(self._connect(), "SELECT id FROM compounds WHERE id IN ({marks})", ids)}
 
     def compound_ids_for_external(self, source: str, values: Iterable[str]) -> dict[str, str]:
         """Map external ids of one source (e.g. BiGG 'glc__D') to ModelSEED compound ids.
@@ -437,22 +423,18 @@ class BiochemIndex:
         wanted = {v.lower(): v for v in values}
         prefix = f"{source}: "
         best: dict[str, tuple[tuple[int, int, int, str], str]] = {}
-        con = self._connect()
-        keys = list(wanted)
-        for start in range(0, len(keys), 500):
-            chunk = keys[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = con.execute(
-                "SELECT t.term, t.shown, c.id, c.is_obsolete, lower(c.abbreviation), c.is_core FROM terms t "
-                f"JOIN compounds c ON c.rowid = t.ref WHERE t.entity = 0 AND t.kind = ? AND t.term IN ({marks})",
-                [K_XREF, *chunk],
-            )
-            for term, shown, cid, obsolete, abbreviation, is_core in rows:
-                if not shown.startswith(prefix):
-                    continue
-                rank = (obsolete, int(abbreviation != term), -is_core, cid)
-                if term not in best or rank < best[term][0]:
-                    best[term] = (rank, cid)
+        rows = _rows_in(
+            self._connect(),
+            "SELECT t.term, t.shown, c.id, c.is_obsolete, lower(c.abbreviation), c.is_core FROM terms t "
+            f"JOIN compounds c ON c.rowid = t.ref WHERE t.entity = 0 AND t.kind = {K_XREF} AND t.term IN ({{marks}})",
+            wanted,
+        )
+        for term, shown, cid, obsolete, abbreviation, is_core in rows:
+            if not shown.startswith(prefix):
+                continue
+            rank = (obsolete, int(abbreviation != term), -is_core, cid)
+            if term not in best or rank < best[term][0]:
+                best[term] = (rank, cid)
         return {wanted[term]: cid for term, (_, cid) in best.items()}
 
     def compound_names(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
@@ -460,14 +442,8 @@ class BiochemIndex:
         return {cid: (rec["name"], rec["formula"]) for cid, rec in self.compounds_by_ids(ids).items()}
 
     def reaction_names(self, ids: Iterable[str]) -> dict[str, str]:
-        wanted = list(dict.fromkeys(ids))
-        found: dict[str, str] = {}
-        con = self._connect()
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            found.update(con.execute(f"SELECT id, name FROM reactions WHERE id IN ({marks})", chunk).fetchall())
-        return found
+        rows = _rows_in(self._connect(), "SELECT id, name FROM reactions WHERE id IN ({marks})", ids)
+        return {str(r[0]): str(r[1]) for r in rows}
 
     @staticmethod
     def _compound_record(row: sqlite3.Row) -> dict[str, Any]:
@@ -719,6 +695,17 @@ class BiochemIndex:
                f"WHERE {table}_fts MATCH ?{short_sql} ORDER BY f.rowid LIMIT ?")
         collect(con.execute(sql, [match_all, *short, wanted]).fetchall(), "text")
         return hits
+
+
+def _rows_in(con: sqlite3.Connection, sql: str, values: Iterable[str], chunk_size: int = 500) -> list[sqlite3.Row]:
+    """Rows of `sql` whose `IN ({marks})` list is `values`, queried in chunks (SQLite caps the
+    number of parameters of one statement)."""
+    wanted = list(dict.fromkeys(values))
+    rows: list[sqlite3.Row] = []
+    for start in range(0, len(wanted), chunk_size):
+        chunk = wanted[start:start + chunk_size]
+        rows.extend(con.execute(sql.format(marks=",".join("?" * len(chunk))), chunk).fetchall())
+    return rows
 
 
 def _fetch_rows(

@@ -124,12 +124,12 @@ class ActivityRecorder:
             log.info("closed %d session(s) left active by an earlier run", closed)
         return closed
 
-    def close_idle(self) -> int:
-        """Close sessions idle longer than the timeout (the cleanup timer calls this)."""
+    def close_idle(self) -> None:
+        """Close sessions idle longer than the timeout (the cleanup timer calls this); the writer
+        thread does it, in order with the events queued before."""
         done = _Flush()
         self._put(("idle", done))
         done.done.wait(10)
-        return 0
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every event queued so far is written (readers call this first)."""
@@ -226,11 +226,11 @@ class ActivityRecorder:
             )
             pruned = self.db.insert_session(row, self.max_sessions)
             if pruned:
-                live_ids = {lv.session_id for lv in self._live.values()}
+                # forget live sessions whose rows were pruned: their late calls start a new session
                 existing = {s.id for s in self.db.recent_sessions(None, self.max_sessions)}
                 for stale_key in [k for k, lv in self._live.items() if lv.session_id not in existing]:
                     del self._live[stale_key]
-                log.debug("pruned %d old session(s); %d live", pruned, len(live_ids))
+                log.debug("pruned %d old session(s)", pruned)
             live = _Live(row.id, seen, identity=identity)
             self._live[key] = live
         live.last_seen = seen
