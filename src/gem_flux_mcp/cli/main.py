@@ -1,4 +1,4 @@
-"""`gem-flux` command line: serve, data fetch, data check."""
+"""`gem-flux` command line: serve, dashboard, build, data fetch/check/index."""
 
 from __future__ import annotations
 
@@ -65,6 +65,22 @@ def build_parser() -> argparse.ArgumentParser:
     index = data_sub.add_parser("index", help="build the biochemistry index now (else the first serve does)")
     index.add_argument("--data-dir", help="reference data folder (default: $GEMFLUX_DATA_DIR)")
     index.add_argument("--cache-dir", help="index cache folder (default: $GEMFLUX_CACHE_DIR)")
+
+    build = sub.add_parser("build", help="build a draft model from a protein FASTA file (offline by default)")
+    build.add_argument("fasta", help="protein FASTA file")
+    build.add_argument("--template", default="GramNegative", help="GramNegative (default), GramPositive or Core")
+    build.add_argument("--out", required=True, help="model file to write: .xml/.sbml (SBML) or .json (COBRApy)")
+    build.add_argument("--model-id", help="model id inside the file (default: the FASTA file name)")
+    build.add_argument("--report", help="also write the build report (counts, evidence, timings) as JSON here")
+    build.add_argument("--no-header-functions", action="store_true", help="ignore function names in FASTA headers")
+    build.add_argument("--no-homology", action="store_true", help="skip the homology search")
+    build.add_argument("--exclude-reference", default="", metavar="MODELS",
+                       help="comma-separated BiGG models to leave out of the homology reference")
+    build.add_argument("--aligner", choices=["diamond", "mmseqs"], help="default: diamond if on PATH, else mmseqs")
+    build.add_argument("--rast", action="store_true", help="also annotate with the RAST web service (internet)")
+    build.add_argument("--data-dir", help="reference data folder (default: $GEMFLUX_DATA_DIR)")
+    build.add_argument("--cache-dir", help="cache folder (default: $GEMFLUX_CACHE_DIR)")
+    build.add_argument("--quiet", action="store_true", help="no progress output")
     return parser
 
 
@@ -78,6 +94,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gem_flux_mcp.server.app import run_dashboard
 
         return run_dashboard(args)
+    if args.command == "build":
+        from gem_flux_mcp.cli.build_command import build
+
+        return build(args)
     if args.command == "data":
         from gem_flux_mcp.cli import data_commands
 

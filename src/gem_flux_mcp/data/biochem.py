@@ -437,6 +437,29 @@ class BiochemIndex:
                 best[term] = (rank, cid)
         return {wanted[term]: cid for term, (_, cid) in best.items()}
 
+    def reaction_ids_for_external(self, source: str, values: Iterable[str]) -> dict[str, set[str]]:
+        """Map external reaction ids of one source (e.g. BiGG 'PGI') to every ModelSEED reaction
+        carrying it: the mapping is many-to-many, and callers decide which ones they can use."""
+        wanted: dict[str, list[str]] = {}
+        for value in values:
+            wanted.setdefault(value.lower(), []).append(value)
+        prefix = f"{source}: "
+        found: dict[str, set[str]] = {}
+        rows = _rows_in(
+            self._connect(),
+            "SELECT t.term, t.shown, r.id FROM terms t JOIN reactions r ON r.rowid = t.ref "
+            f"WHERE t.entity = 1 AND t.kind = {K_XREF} AND t.term IN ({{marks}})",
+            wanted,
+        )
+        for term, shown, rid in rows:
+            if not shown.startswith(prefix):
+                continue
+            for value in wanted[term]:
+                # the index is case-folded; BiGG ids are not
+                if shown[len(prefix):] == value:
+                    found.setdefault(value, set()).add(rid)
+        return found
+
     def compound_names(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
         """{id: (name, formula)} for the ids that exist."""
         return {cid: (rec["name"], rec["formula"]) for cid, rec in self.compounds_by_ids(ids).items()}

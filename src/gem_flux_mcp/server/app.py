@@ -24,7 +24,7 @@ from gem_flux_mcp.errors import GemFluxError
 from gem_flux_mcp.server import access, dashboard, resources
 from gem_flux_mcp.server.envelope import ArgumentErrorMiddleware
 from gem_flux_mcp.server.recording import RecordingMiddleware, SessionCloseMiddleware
-from gem_flux_mcp.server.tools import lookup, session
+from gem_flux_mcp.server.tools import build, lookup, session
 
 log = logging.getLogger("gem_flux_mcp")
 
@@ -58,6 +58,7 @@ def create_app(*, with_dashboard: bool = False) -> FastMCP:
     mcp.add_middleware(ArgumentErrorMiddleware())
     lookup.register(mcp)
     session.register(mcp)
+    build.register(mcp)
     if with_dashboard:
         source = dashboard.DashboardSource(
             store=resources.get_store(), recorder=resources.get_recorder, tools=dashboard.tool_lister(mcp),

@@ -77,6 +77,27 @@ def enveloped(
     return decorate
 
 
+def enveloped_async(
+    tool_name: str,
+) -> Callable[[Callable[P, Awaitable[dict[str, Any]]]], Callable[P, Awaitable[ToolResult]]]:
+    """The same for async tool bodies (long jobs that await a worker and report progress).
+    Cancellation is not an error: it propagates, so the job is stopped and no result is sent."""
+
+    def decorate(func: Callable[P, Awaitable[dict[str, Any]]]) -> Callable[P, Awaitable[ToolResult]]:
+        @functools.wraps(func)
+        async def wrapper(*args: P.args, **kwargs: P.kwargs) -> ToolResult:
+            bind_request_workspace()
+            try:
+                payload = await func(*args, **kwargs)
+            except Exception as exc:
+                return error_result(exc, tool_name)
+            return result_for(payload)
+
+        return wrapper
+
+    return decorate
+
+
 def _argument_errors(exc: BaseException) -> list[dict[str, Any]]:
     cause = exc.__cause__ if not isinstance(exc, PydanticValidationError) else exc
     if isinstance(cause, PydanticValidationError):

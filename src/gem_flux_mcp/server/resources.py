@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.media_library import PredefinedMedium, load_media_library
+from gem_flux_mcp.data.templates import BUILD_TEMPLATES, template_path
 from gem_flux_mcp.errors import DataError, ServerError
 from gem_flux_mcp.server.access import current_workspace
+from gem_flux_mcp.server.worker import JobRunner
 from gem_flux_mcp.store.activity import ActivityRecorder
 from gem_flux_mcp.store.store import Store
 from gem_flux_mcp.store.workspace_ops import Workspace
@@ -29,6 +31,7 @@ ENV_SESSION_IDLE = "GEMFLUX_SESSION_IDLE_S"
 ENV_SESSION_CLEANUP = "GEMFLUX_SESSION_CLEANUP_S"
 ENV_MAX_SESSIONS = "GEMFLUX_MAX_SESSIONS"
 ENV_RECORD_CHARS = "GEMFLUX_RECORD_RESPONSE_CHARS"
+ENV_WORKER_IDLE = "GEMFLUX_WORKER_IDLE_S"
 
 
 def _env_number(name: str, default: float) -> float:
@@ -47,6 +50,8 @@ class Resources:
     media_library: dict[str, PredefinedMedium]
     store: Store
     recorder: ActivityRecorder | None
+    jobs: JobRunner
+    templates: tuple[str, ...]  # build templates present in the data folder (parsed by the worker)
 
 
 _resources: Resources | None = None
@@ -76,8 +81,10 @@ def load_resources(settings: Settings, *, record_activity: bool = True) -> Resou
             max_response_chars=int(_env_number(ENV_RECORD_CHARS, 16_000)),
         )
         recorder.recover()
+    templates = tuple(name for name in BUILD_TEMPLATES if template_path(settings.data_dir, name).is_file())
+    jobs = JobRunner(settings, idle_timeout_s=_env_number(ENV_WORKER_IDLE, 600))
     _resources = Resources(settings=settings, biochem=biochem, media_library=library, store=store,
-                           recorder=recorder)
+                           recorder=recorder, jobs=jobs, templates=templates)
     log.info(
         "loaded %d compounds, %d reactions, %d predefined media from %s; state in %s (%.2f s)",
         biochem.compound_count, biochem.reaction_count, len(library), settings.data_dir, settings.state_dir,
@@ -110,13 +117,16 @@ def start_cleanup_timers() -> None:
     every(_env_number(ENV_CLEANUP_INTERVAL, 300), "gemflux-model-cleanup", res.store.evict_idle)
     if res.recorder is not None:
         every(_env_number(ENV_SESSION_CLEANUP, 300), "gemflux-session-cleanup", res.recorder.close_idle)
+    every(_env_number(ENV_CLEANUP_INTERVAL, 300), "gemflux-worker-cleanup", res.jobs.stop_idle)
 
 
 def shutdown() -> None:
     """Close this process's MCP sessions (their transports are gone) and stop the timers."""
     _cleanup_stop.set()
-    if _resources is not None and _resources.recorder is not None:
-        _resources.recorder.stop()
+    if _resources is not None:
+        _resources.jobs.shutdown()
+        if _resources.recorder is not None:
+            _resources.recorder.stop()
 
 
 def get_recorder() -> ActivityRecorder | None:
@@ -131,6 +141,14 @@ def _get() -> Resources:
 
 def get_biochem() -> BiochemIndex:
     return _get().biochem
+
+
+def get_jobs() -> JobRunner:
+    return _get().jobs
+
+
+def get_templates() -> tuple[str, ...]:
+    return _get().templates
 
 
 def get_settings() -> Settings:

@@ -248,6 +248,35 @@ class ImportModelResult(ModelInfo):
     next_steps: list[str]
 
 
+class ModelStatistics(BaseModel):
+    reactions_by_compartment: dict[str, int]
+    metabolites_by_compartment: dict[str, int]
+    reversible_reactions: int
+    irreversible_reactions: int
+    transport_reactions: int = Field(description="Reactions with metabolites in more than one compartment")
+
+
+class BuildModelResult(ModelInfo):
+    success: Literal[True] = True
+    annotated_with_rast: bool
+    num_exchange_reactions: int
+    has_biomass_reaction: bool
+    biomass_reaction_id: str
+    compartments: list[str]
+    has_atpm: bool
+    atpm_reaction_id: str
+    statistics: ModelStatistics
+    annotation: dict[str, Any] = Field(
+        description="Evidence summary: sources used, reactions per source (fasta_header, homology, rast), "
+                    "gene-associated reactions, homology search figures. Per-reaction evidence is in the "
+                    "model's reaction notes (gemflux_sources, gemflux_evidence)")
+    model_properties: dict[str, Any]
+    atp_correction: dict[str, Any]
+    interpretation: dict[str, str]
+    timings_s: dict[str, float]
+    next_steps: list[str]
+
+
 class ExportModelResult(BaseModel):
     success: Literal[True] = True
     model_id: str

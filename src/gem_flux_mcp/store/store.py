@@ -197,7 +197,7 @@ class Store:
         self,
         workspace: str,
         model_id: str,
-        model: cobra.Model,
+        model: cobra.Model | SerializedModel,
         *,
         model_name: str | None,
         source: str,
@@ -221,17 +221,9 @@ class Store:
         extra_json = _to_json(extra or {}, "extra")
         if self.db.model_exists(workspace, model_id):
             raise self._model_id_exists(workspace, model_id)
-        stats = _model_stats(model)
-        try:
-            from cobra.io import to_json
-
-            data = to_json(model).encode("utf-8")
-        except Exception as exc:  # cobra/json raise many kinds
-            raise DatabaseError(
-                "MODEL_SAVE_FAILED",
-                f"Could not serialize model '{model_id}' to COBRApy JSON: {type(exc).__name__}: {str(exc)[:300]}",
-                details={"model_id": model_id},
-            ) from exc
+        serialized = model if isinstance(model, SerializedModel) else serialize_model(model, model_id)
+        data = serialized.data
+        stats = dict(serialized.stats)
         file_name = f"{uuid.uuid4().hex}.json"
         path = self.models_dir / workspace / file_name
         try:
@@ -641,6 +633,29 @@ def _release(entry: _CacheEntry) -> None:
 
 def _random_token() -> str:
     return "".join(secrets.choice(_RANDOM_ALPHABET) for _ in range(6))
+
+
+@dataclass(frozen=True)
+class SerializedModel:
+    """A model as the store keeps it (COBRApy JSON) with its counts: lets a worker process do the
+    serialization, so the server never re-parses a model it only has to store."""
+
+    data: bytes
+    stats: dict[str, Any]
+
+
+def serialize_model(model: cobra.Model, model_id: str) -> SerializedModel:
+    try:
+        from cobra.io import to_json
+
+        data = to_json(model).encode("utf-8")
+    except Exception as exc:  # cobra/json raise many kinds
+        raise DatabaseError(
+            "MODEL_SAVE_FAILED",
+            f"Could not serialize model '{model_id}' to COBRApy JSON: {type(exc).__name__}: {str(exc)[:300]}",
+            details={"model_id": model_id},
+        ) from exc
+    return SerializedModel(data, _model_stats(model))
 
 
 def _model_stats(model: cobra.Model) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from gem_flux_mcp.data.media_library import PREDEFINED_CREATED_AT, PredefinedMed
 from gem_flux_mcp.errors import NotFoundError, ValidationError
 from gem_flux_mcp.modeling import fba, media, model_io, revise
 from gem_flux_mcp.store.rows import MediaRow, ModelRow
-from gem_flux_mcp.store.store import Store, derived_model_id
+from gem_flux_mcp.store.store import SerializedModel, Store, derived_model_id
 
 log = logging.getLogger(__name__)
 
@@ -239,6 +239,39 @@ class Workspace:
                 "num_exchange_reactions": summary["num_exchange_reactions"], "compartments": summary["compartments"],
                 "objective": summary["objective"],
                 "next_steps": [f"Run FBA: run_fba(model_id='{row.model_id}', media_id=...)."]}
+
+    def new_draft_id(self, model_name: object) -> str:
+        """Checked before a build starts, so a taken name fails in milliseconds, not after the work."""
+        if model_name is not None and not isinstance(model_name, str):
+            raise ValidationError("INVALID_MODEL_NAME", "model_name must be a string.",
+                                  details={"provided_type": type(model_name).__name__})
+        name = model_name.strip() if isinstance(model_name, str) and model_name.strip() else None
+        return self.store.new_model_id(self.workspace_id, name, "draft")
+
+    def store_draft(self, model_id: str, model_name: str | None, template: str, built: dict[str, Any],
+                    annotated_with_rast: bool) -> dict[str, Any]:
+        """Store a draft a worker built (already serialized) and shape build_model's answer."""
+        summary = built["summary"]
+        annotation = summary["annotation"]
+        row = self.store.add_model(
+            self.workspace_id, model_id, SerializedModel(built["data"], built["stats"]),
+            model_name=model_name, source="built", template=template, derived_from=None,
+            extra={"annotation": {k: annotation[k] for k in ("sources_used", "reactions_by_source",
+                                                             "gene_associated_reactions") if k in annotation},
+                   **({"homology": annotation["homology"]} if "homology" in annotation else {})},
+        )
+        return {
+            "success": True, **model_info(row), "model_name": model_name, "annotated_with_rast": annotated_with_rast,
+            **summary,
+            "atp_correction": {"atp_correction_applied": False,
+                               "warning": "ATP correction runs in gapfill_model (modes full and atp_only)."},
+            "timings_s": built["timings"],
+            "next_steps": [
+                f"Gapfill it so it can grow: gapfill_model(model_id='{row.model_id}', "
+                "media_id='glucose_minimal_aerobic').",
+                f"Inspect it: get_model(model_id='{row.model_id}').",
+            ],
+        }
 
     def export_model(self, model_id: object, path: Path, fmt: object = None) -> dict[str, Any]:
         key = self._model_key(model_id)

@@ -1,0 +1,68 @@
+"""`gem-flux build PROTEINS.faa --template T --out model.xml`: the build_model tool without a server."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import resource
+import sys
+import time
+from pathlib import Path
+
+from gem_flux_mcp.config import Settings
+from gem_flux_mcp.errors import GemFluxError
+
+log = logging.getLogger("gem_flux_mcp")
+
+
+def build(args: argparse.Namespace) -> int:
+    from gem_flux_mcp.data.biochem import BiochemIndex
+    from gem_flux_mcp.data.templates import check_template_name
+    from gem_flux_mcp.modeling import model_io
+    from gem_flux_mcp.modeling.annotate import read_fasta_file, validate_proteins
+    from gem_flux_mcp.modeling.build import BuildOptions, build_draft, describe_draft
+    from gem_flux_mcp.modeling.rast import annotate_with_rast
+
+    started = time.perf_counter()
+    settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
+    fasta = Path(args.fasta)
+    out = Path(args.out)
+
+    def progress(stage: str, fraction: float, message: str) -> None:
+        if not args.quiet:
+            print(f"[{time.perf_counter() - started:6.1f} s] {stage}: {message}", file=sys.stderr)
+
+    try:
+        fmt = model_io.detect_format(out, None)
+        template = check_template_name(args.template, settings.data_dir)
+        progress("parse", 0.0, f"reading {fasta.name}")
+        proteins = validate_proteins(read_fasta_file(fasta))
+        rast = None
+        if args.rast:
+            progress("annotate", 0.05, f"sending {len(proteins)} proteins to RAST")
+            rast = annotate_with_rast({p.id: p.sequence for p in proteins})
+        biochem = BiochemIndex.open(settings.data_dir, settings.cache_dir)
+        options = BuildOptions(
+            template=template, use_header_functions=not args.no_header_functions, use_homology=not args.no_homology,
+            rast_functions=rast, aligner=args.aligner,
+            exclude_reference_models=tuple(m for m in args.exclude_reference.split(",") if m.strip()),
+        )
+        result = build_draft(args.model_id or fasta.stem, proteins, options, settings.data_dir, settings.cache_dir,
+                             biochem, progress=progress)
+        progress("store", 0.95, f"writing {out}")
+        model_io.write_model(result.model, out, fmt)
+    except GemFluxError as exc:
+        print(f"gem-flux build: {exc.code}: {exc.message}", file=sys.stderr)
+        for hint in exc.suggestions:
+            print(f"  - {hint}", file=sys.stderr)
+        return 1
+    summary = describe_draft(result.model, template, result.annotation)
+    peak_kb = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    report = {**summary, "model_file": str(out), "format": fmt, "timings_s": result.timings,
+              "wall_s": round(time.perf_counter() - started, 2), "peak_rss_mb": peak_kb // 1024}
+    if args.report:
+        Path(args.report).write_text(json.dumps(report, indent=2) + "\n")
+    progress("done", 1.0, f"{summary['num_reactions']} reactions, {summary['num_genes']} genes, "
+             f"{summary['annotation']['gene_associated_reactions']} gene-associated reactions → {out}")
+    return 0

@@ -1,0 +1,75 @@
+"""ModelSEED model templates: names, files, and one parsed copy per process.
+
+Parsing uses ModelSEEDpy's `MSTemplateBuilder` (0.6 s for GramNegative; imports ModelSEEDpy,
+about 2.5 s). Only processes that build or gapfill pay for it: the server hands that work to a
+worker process, so its own start-up stays fast.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError, ValidationError
+
+BUILD_TEMPLATES = ("GramNegative", "GramPositive", "Core")
+ATP_TEMPLATE = "Core-V5.2"
+
+_lock = threading.Lock()
+_cache: dict[tuple[str, int, int], Any] = {}
+
+
+def template_path(data_dir: Path, name: str) -> Path:
+    return data_dir / "templates" / f"{name}.json"
+
+
+def check_template_name(name: object, data_dir: Path) -> str:
+    if not isinstance(name, str) or name not in BUILD_TEMPLATES:
+        lowered = str(name).lower().replace("-", "").replace("_", "")
+        guess = [t for t in BUILD_TEMPLATES if t.lower() == lowered or lowered in t.lower()]
+        raise ValidationError(
+            "INVALID_TEMPLATE", f"Unknown template {name!r}.",
+            details={"provided_template": name, "valid_templates": list(BUILD_TEMPLATES),
+                     **({"did_you_mean": guess[0]} if guess else {})},
+            suggestions=["Use GramNegative (default), GramPositive or Core."],
+        )
+    if not template_path(data_dir, name).is_file():
+        raise DataError(
+            "TEMPLATE_LOAD_ERROR", f"Template file {name}.json is missing from the data folder.",
+            details={"template": name}, suggestions=["Run `gem-flux data check`, then `gem-flux data fetch`."],
+        )
+    return name
+
+
+def import_modelseedpy() -> None:
+    """Import ModelSEEDpy with its version banner (printed to stdout) kept off stdout, which
+    belongs to the MCP protocol under stdio."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        import modelseedpy  # noqa: F401
+
+
+def load_template(data_dir: Path, name: str) -> Any:
+    """The MSTemplate for `name`, parsed once per process and file version."""
+    path = template_path(data_dir, name)
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise DataError("TEMPLATE_LOAD_ERROR", f"Template {name} is not readable: {exc}") from exc
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    with _lock:
+        if key in _cache:
+            return _cache[key]
+        import_modelseedpy()
+        from modelseedpy.core.mstemplate import MSTemplateBuilder
+
+        try:
+            with path.open() as handle:
+                template = MSTemplateBuilder.from_dict(json.load(handle)).build()
+        except (ValueError, KeyError, TypeError) as exc:
+            raise DataError("TEMPLATE_LOAD_ERROR", f"Template {name} could not be parsed: {exc}") from exc
+        _cache[key] = template
+        return template

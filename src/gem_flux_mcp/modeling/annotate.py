@@ -1,0 +1,357 @@
+"""Offline functional annotation of proteins for draft reconstruction.
+
+Three combinable sources, each reported per reaction:
+- `fasta_header`: product names already in the FASTA headers (RefSeq, Prokka, Bakta) matched to
+  the template's SEED role names (normalised; EC numbers as a fallback);
+- `homology`: best hits against the BiGG reference proteins, whose gene-reaction rules map to
+  ModelSEED template reactions through the BiGG aliases of reactions.tsv;
+- `rast`: role names from the RAST web service (opt-in, see modeling/rast.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..data.reference import Reference
+from ..errors import ValidationError
+from . import align
+
+VALID_AMINO_ACIDS = frozenset("ACDEFGHIKLMNPQRSTVWYU")
+MIN_IDENTITY = 40.0  # percent; below this, a best hit says little about the reaction (ALIGNERS.md)
+
+
+@dataclass
+class Protein:
+    id: str
+    sequence: str
+    description: str = ""
+
+
+# ---------------------------------------------------------------- input parsing and validation
+
+
+def parse_fasta(text: str, source: str = "FASTA") -> list[Protein]:
+    proteins: list[Protein] = []
+    current: Protein | None = None
+    chunks: list[str] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith(";"):
+            continue
+        if line.startswith(">"):
+            if current is not None:
+                current.sequence = "".join(chunks)
+            header = line[1:].strip()
+            pid, _, description = header.partition(" ")
+            if not pid:
+                raise ValidationError(
+                    "FASTA_INVALID_FORMAT", f"{source}: a header without an id at line {number}.",
+                    details={"line_number": number},
+                    suggestions=["Every header needs an id right after '>', e.g. '>gene1 product name'."],
+                )
+            current = Protein(pid, "", description.strip())
+            proteins.append(current)
+            chunks = []
+        elif current is None:
+            raise ValidationError(
+                "FASTA_INVALID_FORMAT", f"{source}: sequence data before the first '>' header (line {number}).",
+                details={"line_number": number},
+                suggestions=["A FASTA file starts with a header line such as '>gene1'."],
+            )
+        else:
+            chunks.append(line.replace(" ", ""))
+    if current is not None:
+        current.sequence = "".join(chunks)
+    if not proteins:
+        raise ValidationError(
+            "FASTA_NO_SEQUENCES", f"{source} contains no sequences.",
+            suggestions=["Give a protein FASTA file with at least one '>id' header and its sequence."],
+        )
+    duplicates = sorted(pid for pid, count in Counter(p.id for p in proteins).items() if count > 1)
+    if duplicates:
+        raise ValidationError(
+            "DUPLICATE_SEQUENCE_IDS", f"{source} uses {len(duplicates)} id(s) more than once.",
+            details={"duplicate_ids": duplicates[:50], "num_duplicate_ids": len(duplicates)},
+            suggestions=["Make every sequence id unique; genes are named by these ids in the model."],
+        )
+    return proteins
+
+
+def read_fasta_file(path: Path) -> list[Protein]:
+    if not path.exists():
+        raise ValidationError(
+            "FASTA_FILE_NOT_FOUND", f"FASTA file not found: {path}",
+            details={"fasta_file_path": str(path)}, suggestions=["Check the path, or pass protein_sequences."],
+        )
+    if not path.is_file():
+        raise ValidationError(
+            "FASTA_PATH_NOT_FILE", f"Not a file: {path}",
+            details={"fasta_file_path": str(path)}, suggestions=["Point fasta_file_path at a protein FASTA file."],
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValidationError(
+            "FASTA_READ_ERROR", f"Could not read {path}: {exc}",
+            details={"fasta_file_path": str(path)}, suggestions=["Give a readable, UTF-8 text FASTA file."],
+        ) from exc
+    return parse_fasta(text, path.name)
+
+
+def validate_proteins(proteins: list[Protein]) -> list[Protein]:
+    """Upper-case the sequences and reject bad ones, listing every offender at once."""
+    if not proteins:
+        raise ValidationError(
+            "EMPTY_PROTEIN_SEQUENCES", "No protein sequences were given.",
+            details={"num_sequences_provided": 0, "minimum_required": 1},
+            suggestions=["Pass at least one sequence, e.g. {\"gene1\": \"MKV...\"}."],
+        )
+    invalid: dict[str, dict[str, list[Any]]] = {}
+    empty: list[str] = []
+    for protein in proteins:
+        seq = protein.sequence.strip().upper()
+        protein.sequence = seq
+        if not seq:
+            empty.append(protein.id)
+            continue
+        bad = [(i, ch) for i, ch in enumerate(seq) if ch not in VALID_AMINO_ACIDS]
+        if bad:
+            invalid[protein.id] = {
+                "invalid_chars": sorted({ch for _, ch in bad}),
+                "positions": [i for i, _ in bad[:20]],
+            }
+    if invalid or empty:
+        shown = dict(list(invalid.items())[:50])
+        raise ValidationError(
+            "INVALID_AMINO_ACIDS",
+            f"{len(invalid) + len(empty)} of {len(proteins)} sequences are empty or contain characters "
+            "outside the amino-acid alphabet.",
+            details={
+                "invalid_sequences": shown, "empty_sequences": empty[:50],
+                "num_invalid": len(invalid) + len(empty), "num_valid": len(proteins) - len(invalid) - len(empty),
+                "valid_alphabet": "".join(sorted(VALID_AMINO_ACIDS)),
+                **({"truncated": True} if len(invalid) > 50 or len(empty) > 50 else {}),
+            },
+            suggestions=["Give protein (not DNA) sequences; remove stop '*' and ambiguity codes X, B, Z, J."],
+        )
+    return proteins
+
+
+# ------------------------------------------------------------------ header product names → roles
+
+_EC_IN_TEXT = re.compile(r"\bEC[: ]?(\d+\.\d+\.\d+\.\d+)\b")
+_EC_PARENS = re.compile(r"\((?:EC|TC)[^)]*\)")
+_NON_WORD = re.compile(r"[\W_]+")
+_ORGANISM = re.compile(r"\s*\[[^\]]*\]\s*$")
+_KEY_VALUE_PRODUCT = re.compile(r"(?:^|\s)product=(\"?)(.+?)\1(?=\s+\w+=|$)")
+_UNINFORMATIVE = {"hypotheticalprotein", "uncharacterizedprotein", "putativeprotein", "unknownfunction",
+                  "conservedhypotheticalprotein", "proteinofunknownfunction"}
+_ISOZYME_SUFFIX = re.compile(r"\s+(?:\d{1,2}|[A-Z]|I{1,3}|IV|V|VI{1,3})$")
+_HEDGE_PREFIX = re.compile(r"^(?:putative|probable|predicted|possible)\s+", re.IGNORECASE)
+_SPLIT_FUNCTIONS = re.compile(r"\s*;\s+|\s+/\s+|\s+@\s+")
+
+
+def normalize_role(name: str) -> str:
+    """Role key: EC/TC parentheses removed, lower case, only word characters."""
+    return _NON_WORD.sub("", _EC_PARENS.sub("", name).lower())
+
+
+def product_from_description(description: str) -> str | None:
+    """The function name in a header's description (after the id), or None if it says nothing."""
+    text = description.strip()
+    match = _KEY_VALUE_PRODUCT.search(text)
+    if match:
+        text = match.group(2)
+    text = _ORGANISM.sub("", text)
+    text = re.sub(r"^MULTISPECIES:\s*", "", text).strip()
+    if not text or normalize_role(text) in _UNINFORMATIVE:
+        return None
+    return text
+
+
+@dataclass(frozen=True)
+class RoleMatch:
+    role_id: str
+    role_name: str
+    method: str  # "name", "relaxed_name" or "ec"
+    ec: str | None = None
+
+
+class RoleMatcher:
+    """Finds template roles for a function name: whole name, then each part of a multi-function
+    name ("A / B", "A; B"), then, only when no name matched, EC numbers."""
+
+    def __init__(self, roles: Iterable[tuple[str, str]]) -> None:
+        self.by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        self.by_ec: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for role_id, name in roles:
+            key = normalize_role(name)
+            if key:
+                self.by_name[key].append((role_id, name))
+            ecs = set(_EC_IN_TEXT.findall(name))
+            if len(ecs) == 1:  # roles naming several ECs are multi-functional: too broad for EC matching
+                self.by_ec[ecs.pop()].append((role_id, name))
+
+    def match(self, function: str) -> list[RoleMatch]:
+        found: dict[str, RoleMatch] = {}
+        parts = [function, *[p for p in _SPLIT_FUNCTIONS.split(function) if p != function]]
+        for part in parts:
+            for role_id, name in self.by_name.get(normalize_role(part), []):
+                found.setdefault(role_id, RoleMatch(role_id, name, "name"))
+        if not found:
+            # "6-phosphofructokinase 1", "putative citrate synthase": isozyme numbers and hedges
+            # are not part of SEED role names
+            for part in parts:
+                relaxed = _ISOZYME_SUFFIX.sub("", _HEDGE_PREFIX.sub("", part.strip()))
+                for role_id, name in self.by_name.get(normalize_role(relaxed), []):
+                    found.setdefault(role_id, RoleMatch(role_id, name, "relaxed_name"))
+        if not found:
+            for ec in _EC_IN_TEXT.findall(function):
+                for role_id, name in self.by_ec.get(ec, []):
+                    found.setdefault(role_id, RoleMatch(role_id, name, "ec", ec))
+        return list(found.values())
+
+
+def roles_from_functions(functions: dict[str, list[str]], matcher: RoleMatcher) -> dict[str, list[RoleMatch]]:
+    """gene → matched roles, for gene → function names (from headers or RAST)."""
+    result: dict[str, list[RoleMatch]] = {}
+    for gene, names in functions.items():
+        matches: dict[str, RoleMatch] = {}
+        for name in names:
+            for m in matcher.match(name):
+                matches.setdefault(m.role_id, m)
+        if matches:
+            result[gene] = list(matches.values())
+    return result
+
+
+# ------------------------------------------------------------------------------------ homology
+
+
+class ReactionAliasSource(Protocol):
+    def reaction_ids_for_external(self, source: str, values: Iterable[str]) -> dict[str, set[str]]: ...
+
+
+@dataclass
+class HomologyEvidence:
+    """Why homology supports one template reaction."""
+
+    complexes: set[frozenset[frozenset[str]]] = field(default_factory=set)  # OR of AND of (OR genes)
+    best_query: str = ""
+    best_target: str = ""
+    best_identity: float = 0.0
+    bigg_reactions: set[str] = field(default_factory=set)
+
+    def gpr(self) -> str:
+        return gpr_string(self.complexes)
+
+
+def gpr_string(complexes: Iterable[frozenset[frozenset[str]]]) -> str:
+    """GPR text for alternative enzymes, each a set of subunits, each a set of genes (isozymes).
+
+    One-subunit enzymes merge into one list of alternatives, so the same gene found by two
+    sources appears once: {a} or {a, b} gives "a or b".
+    """
+    singles: set[str] = set()
+    multi: set[frozenset[frozenset[str]]] = set()
+    for cpx in complexes:
+        subunits = [s for s in cpx if s]
+        if len(subunits) == 1:
+            singles |= subunits[0]
+        elif subunits:
+            multi.add(frozenset(subunits))
+    alternatives = sorted(singles)
+    for cpx in sorted(multi, key=lambda c: sorted(sorted(s) for s in c)):
+        parts = []
+        for genes in sorted(cpx, key=sorted):
+            ordered = sorted(genes)
+            parts.append(ordered[0] if len(ordered) == 1 else "(" + " or ".join(ordered) + ")")
+        alternatives.append("(" + " and ".join(parts) + ")")
+    return " or ".join(alternatives)
+
+
+@dataclass
+class HomologyResult:
+    reactions: dict[str, HomologyEvidence]  # template reaction id (e.g. rxn00148_c) → evidence
+    aligner: str
+    queries_with_hits: int
+    queries_assigned: int  # best hit ≥ MIN_IDENTITY on a reference gene with reactions
+    excluded_models: tuple[str, ...]
+    seconds_aligning: float = 0.0
+
+
+def best_hits(hits: Iterable[align.Hit]) -> dict[str, list[align.Hit]]:
+    """Per query, the hits tied for the best bit score (identical proteins in several models)."""
+    by_query: dict[str, list[align.Hit]] = defaultdict(list)
+    for hit in hits:
+        by_query[hit.query].append(hit)
+    result = {}
+    for query, items in by_query.items():
+        top = max(h.bits for h in items)
+        result[query] = [h for h in items if h.bits >= top * 0.999]
+    return result
+
+
+def homology_reactions(
+    proteins: dict[str, str],
+    reference: Reference,
+    aliases: ReactionAliasSource,
+    template_reaction_ids: set[str],
+    cache_dir: Path,
+    aligner: align.Aligner | None = None,
+    on_process: Callable[[Any], None] | None = None,
+    min_identity: float = MIN_IDENTITY,
+) -> HomologyResult:
+    import time
+
+    aligner = aligner or align.choose_aligner()
+    started = time.perf_counter()
+    hits = align.search(proteins, reference.filtered_fasta(cache_dir), aligner, on_process=on_process)
+    aligned_seconds = time.perf_counter() - started
+    rules = reference.rules()
+    best = best_hits(hits)
+
+    # reference gene → query genes whose best hit it is
+    assigned: dict[str, set[str]] = defaultdict(set)
+    best_of: dict[str, align.Hit] = {}
+    for query, tops in best.items():
+        for hit in tops:
+            if hit.identity >= min_identity and hit.target in rules:
+                assigned[hit.target].add(query)
+                if query not in best_of or hit.identity > best_of[query].identity:
+                    best_of[query] = hit
+
+    bigg_ids = {rule.reaction for target in assigned for rule in rules[target]}
+    to_modelseed = aliases.reaction_ids_for_external("BiGG", bigg_ids)
+    reactions: dict[str, HomologyEvidence] = {}
+    seen_rules: set[tuple[str, str, tuple[str, ...]]] = set()
+    for target in assigned:
+        for rule in rules[target]:
+            key = (rule.model, rule.reaction, rule.subunits)
+            if key in seen_rules:
+                continue
+            seen_rules.add(key)
+            template_ids = [f"{rid}_c" for rid in sorted(to_modelseed.get(rule.reaction, ()))
+                            if f"{rid}_c" in template_reaction_ids]
+            if not template_ids:
+                continue
+            covered = frozenset(frozenset(assigned[s]) for s in rule.subunits if assigned.get(s))
+            for tid in template_ids:
+                evidence = reactions.setdefault(tid, HomologyEvidence())
+                evidence.complexes.add(covered)
+                evidence.bigg_reactions.add(rule.reaction)
+                for genes in covered:
+                    for gene in genes:
+                        hit = best_of[gene]
+                        if hit.identity > evidence.best_identity:
+                            evidence.best_query, evidence.best_target = gene, hit.target
+                            evidence.best_identity = hit.identity
+    return HomologyResult(
+        reactions=reactions, aligner=aligner.describe(), queries_with_hits=len(best),
+        queries_assigned=len(best_of), excluded_models=reference.excluded, seconds_aligning=aligned_seconds,
+    )

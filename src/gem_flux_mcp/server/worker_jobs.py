@@ -1,0 +1,47 @@
+"""The jobs a worker process runs (see worker.py). Each takes the settings, a JSON-like payload and
+a progress callback, and returns picklable data: the server stores it without re-parsing models."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from gem_flux_mcp.config import Settings
+from gem_flux_mcp.data.biochem import BiochemIndex
+
+Progress = Callable[[str, float, str], None]
+
+
+@functools.cache
+def _biochem(settings: Settings) -> BiochemIndex:
+    return BiochemIndex.open(settings.data_dir, settings.cache_dir)
+
+
+def run_build(settings: Settings, payload: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    from gem_flux_mcp.modeling.annotate import Protein
+    from gem_flux_mcp.modeling.build import BuildOptions, build_draft, describe_draft
+    from gem_flux_mcp.modeling.model_io import release_model
+    from gem_flux_mcp.modeling.rast import annotate_with_rast
+    from gem_flux_mcp.store.store import serialize_model
+
+    proteins = [Protein(pid, seq, desc) for pid, seq, desc in payload["proteins"]]
+    rast = None
+    if payload["annotate_with_rast"]:
+        progress("annotate", 0.05, f"sending {len(proteins)} proteins to RAST (internet)")
+        rast = annotate_with_rast({p.id: p.sequence for p in proteins})
+    options = BuildOptions(
+        template=payload["template"], use_header_functions=payload["use_header_functions"],
+        use_homology=payload["use_homology"], rast_functions=rast,
+        exclude_reference_models=tuple(payload["exclude_reference_models"]),
+    )
+    result = build_draft(payload["model_id"], proteins, options, settings.data_dir, settings.cache_dir,
+                         _biochem(settings), progress=progress)
+    progress("store", 0.92, "serializing the model")
+    serialized = serialize_model(result.model, payload["model_id"])
+    summary = describe_draft(result.model, options.template, result.annotation)
+    release_model(result.model)
+    return {"data": serialized.data, "stats": serialized.stats, "summary": summary, "timings": result.timings}
+
+
+JOBS: dict[str, Callable[[Settings, dict[str, Any], Progress], Any]] = {"build": run_build}

@@ -1,0 +1,202 @@
+"""Draft reconstruction in the library: input checks, annotation sources, the assembled model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gem_flux_mcp.data.biochem import BiochemIndex
+from gem_flux_mcp.data.reference import Reference
+from gem_flux_mcp.errors import DataError, ValidationError
+from gem_flux_mcp.modeling import align
+from gem_flux_mcp.modeling.annotate import (
+    Protein,
+    RoleMatcher,
+    gpr_string,
+    parse_fasta,
+    product_from_description,
+    read_fasta_file,
+    validate_proteins,
+)
+from gem_flux_mcp.modeling.build import BuildOptions, build_draft, describe_draft
+
+# E. coli glycolysis/TCA enzymes by RefSeq id, and the ModelSEED reaction each one catalyses
+# (checked by name in the biochemistry: rxn00558 glucose-6-phosphate isomerase, rxn00545
+# 6-phosphofructokinase, rxn00781 GAPDH, rxn00256 citrate synthase).
+KNOWN = {"NP_418449.1": "rxn00558_c0", "NP_418351.1": "rxn00545_c0", "NP_416293.1": "rxn00781_c0",
+         "NP_415248.1": "rxn00256_c0"}
+
+# RefSeq names that match SEED roles: exactly, and after dropping the isozyme number ("... 1").
+# GAPDH ("... dehydrogenase A") and citrate synthase (SEED: "Citrate synthase (si)") do not.
+HEADER_MATCHES = {"NP_418449.1": "Glucose-6-phosphate isomerase (EC 5.3.1.9)",
+                  "NP_418351.1": "6-phosphofructokinase (EC 2.7.1.11)"}
+
+
+def ecoli_subset(data_dir: Path, n: int = 300) -> list[Protein]:
+    proteins = read_fasta_file(data_dir / "genomes" / "ecoli_k12_mg1655.faa")
+    keep = [p for p in proteins if p.id in KNOWN] + [p for p in proteins[:n] if p.id not in KNOWN]
+    return validate_proteins(keep)
+
+
+# ------------------------------------------------------------------------------- input checks
+
+
+def test_fasta_sequence_before_header_names_the_line() -> None:
+    with pytest.raises(ValidationError) as info:
+        parse_fasta("\n\nMKV\n>a\nMKV\n")
+    assert info.value.code == "FASTA_INVALID_FORMAT" and info.value.details["line_number"] == 3
+
+
+def test_fasta_without_sequences_and_duplicate_ids() -> None:
+    with pytest.raises(ValidationError) as info:
+        parse_fasta("\n\n")
+    assert info.value.code == "FASTA_NO_SEQUENCES"
+    with pytest.raises(ValidationError) as info:
+        parse_fasta(">a\nMK\n>b\nMK\n>a x\nMV\n")
+    assert info.value.code == "DUPLICATE_SEQUENCE_IDS" and info.value.details["duplicate_ids"] == ["a"]
+
+
+def test_every_bad_sequence_is_listed_at_once() -> None:
+    proteins = [Protein("ok", "mkvl"), Protein("dna", "ATGXXB"), Protein("stop", "MKV*"), Protein("empty", " ")]
+    with pytest.raises(ValidationError) as info:
+        validate_proteins(proteins)
+    details = info.value.details
+    assert info.value.code == "INVALID_AMINO_ACIDS"
+    assert set(details["invalid_sequences"]) == {"dna", "stop"}
+    assert details["invalid_sequences"]["dna"] == {"invalid_chars": ["B", "X"], "positions": [3, 4, 5]}
+    assert details["empty_sequences"] == ["empty"]
+    assert details["num_invalid"] == 3 and details["num_valid"] == 1
+    with pytest.raises(ValidationError) as info:
+        validate_proteins([])
+    assert info.value.code == "EMPTY_PROTEIN_SEQUENCES"
+
+
+def test_valid_sequences_are_upper_cased() -> None:
+    assert validate_proteins([Protein("a", "mkvU")])[0].sequence == "MKVU"
+
+
+# ---------------------------------------------------------------------- header function names
+
+
+@pytest.mark.parametrize(("description", "product"), [
+    ("homoserine kinase [Escherichia coli str. K-12 substr. MG1655]", "homoserine kinase"),
+    ("MULTISPECIES: citrate synthase [Enterobacteriaceae]", "citrate synthase"),
+    ("Chromosomal replication initiator protein DnaA", "Chromosomal replication initiator protein DnaA"),
+    ('locus_tag=X1 product="Glucose-6-phosphate isomerase" gene=pgi', "Glucose-6-phosphate isomerase"),
+    ("hypothetical protein", None),
+    ("", None),
+])
+def test_product_names_from_refseq_prokka_and_key_value_headers(description: str, product: str | None) -> None:
+    assert product_from_description(description) == product
+
+
+def test_role_matching_by_name_parts_and_ec() -> None:
+    matcher = RoleMatcher([
+        ("r1", "Homoserine kinase (EC 2.7.1.39)"),
+        ("r2", "Aspartokinase (EC 2.7.2.4)"),
+        ("r3", "Homoserine dehydrogenase (EC 1.1.1.3)"),
+        ("r4", "Bifunctional enzyme X (EC 1.1.1.3) (EC 2.7.2.4)"),
+    ])
+    assert [m.role_id for m in matcher.match("homoserine kinase")] == ["r1"]
+    assert {m.role_id for m in matcher.match("Aspartokinase / Homoserine dehydrogenase")} == {"r2", "r3"}
+    # no name matches: fall back to the EC, but only roles naming that single EC
+    ec = matcher.match("some enzyme (EC 1.1.1.3)")
+    assert [(m.role_id, m.method, m.ec) for m in ec] == [("r3", "ec", "1.1.1.3")]
+    assert matcher.match("thr operon leader peptide") == []
+
+
+def test_gpr_merges_single_subunit_alternatives_and_keeps_complexes() -> None:
+    a, c, d = (frozenset({x}) for x in "acd")
+    assert gpr_string([frozenset({a}), frozenset({frozenset({"a", "b"})})]) == "a or b"
+    assert gpr_string([frozenset({a}), frozenset({c, d})]) == "a or (c and d)"
+    assert gpr_string([frozenset({frozenset({"c", "e"}), d})]) == "((c or e) and d)"
+
+
+# ------------------------------------------------------------------------- homology reference
+
+
+def test_reference_leaves_out_named_models(tmp_path: Path) -> None:
+    reference = Reference.installed(["iML1515"])
+    fasta = reference.filtered_fasta(tmp_path)
+    text = fasta.read_text()
+    assert ">iML1515." not in text and ">iYO844." in text
+    assert not any(key.startswith("iML1515.") for key in reference.rules())
+    with pytest.raises(DataError) as info:
+        Reference.installed(["iNotAModel"]).filtered_fasta(tmp_path)
+    assert info.value.code == "UNKNOWN_REFERENCE_MODEL"
+
+
+# --------------------------------------------------------------------------------- the draft
+
+
+@pytest.fixture(scope="module")
+def subset_draft(data_dir: Path, biochem: BiochemIndex, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    proteins = ecoli_subset(data_dir)
+    result = build_draft("subset", proteins, BuildOptions(), data_dir, tmp_path_factory.mktemp("c"), biochem)
+    return proteins, result
+
+
+def test_known_enzymes_get_their_reactions_with_evidence(subset_draft) -> None:  # type: ignore[no-untyped-def]
+    _, result = subset_draft
+    model = result.model
+    for gene, reaction_id in KNOWN.items():
+        reaction = model.reactions.get_by_id(reaction_id)
+        assert gene in {g.id for g in reaction.genes}, (reaction_id, reaction.gene_reaction_rule)
+        sources = reaction.notes["gemflux_sources"].split(";")
+        evidence = json.loads(reaction.notes["gemflux_evidence"])
+        # iML1515 carries the same proteins
+        assert "homology" in sources and evidence["homology"]["best_hit"]["identity"] >= 90
+        if gene in HEADER_MATCHES:
+            assert "fasta_header" in sources
+            assert any(item["gene"] == gene and item["role"] == HEADER_MATCHES[gene] for item in evidence["roles"])
+
+
+def test_draft_structure(subset_draft) -> None:  # type: ignore[no-untyped-def]
+    proteins, result = subset_draft
+    model = result.model
+    ids = {p.id for p in proteins}
+    assert {g.id for g in model.genes} <= ids
+    assert "bio1" in model.reactions and str(model.objective.expression).count("bio1") >= 1
+    atpm = model.reactions.get_by_id("ATPM_c0")
+    assert atpm.lower_bound == 0 and atpm.metabolites[model.metabolites.get_by_id("cpd00002_c0")] == -1
+    extracellular = {m.id for m in model.metabolites if m.compartment == "e0"}
+    exchanged = {next(iter(r.metabolites)).id for r in model.reactions if r.id.startswith("EX_")}
+    assert extracellular == exchanged
+    # every gene-associated reaction says where its genes came from
+    for reaction in model.reactions:
+        if reaction.genes:
+            assert reaction.notes.get("gemflux_sources"), reaction.id
+    summary = describe_draft(model, "GramNegative", result.annotation)
+    assert summary["num_genes"] == len(model.genes) and summary["has_biomass_reaction"]
+    assert summary["annotation"]["gene_associated_reactions"] == sum(1 for r in model.reactions if r.genes)
+
+
+def test_sources_can_be_switched_off(data_dir: Path, biochem: BiochemIndex, tmp_path: Path) -> None:
+    proteins = ecoli_subset(data_dir, 50)
+    headers = build_draft("h", proteins, BuildOptions(use_homology=False), data_dir, tmp_path, biochem)
+    assert set(headers.annotation["reactions_by_source"]) <= {"fasta_header"}
+    assert "rxn00558_c0" in headers.model.reactions
+    bare = [Protein(p.id, p.sequence) for p in proteins]
+    nothing = build_draft("n", bare, BuildOptions(use_homology=False), data_dir, tmp_path, biochem)
+    assert len(nothing.model.genes) == 0 and nothing.annotation["reactions_by_source"] == {}
+
+
+def test_mmseqs_and_diamond_reach_the_same_reactions(data_dir: Path, biochem: BiochemIndex, tmp_path: Path) -> None:
+    try:
+        diamond = align.choose_aligner("diamond")
+    except Exception:
+        pytest.skip("diamond is not on PATH")
+    if diamond.name != "diamond":
+        pytest.skip("diamond is not on PATH")
+    mmseqs = align.choose_aligner("mmseqs")
+    assert mmseqs.name == "mmseqs"
+    proteins = [Protein(p.id, p.sequence) for p in ecoli_subset(data_dir, 200)]
+    by_aligner = {}
+    for name in ("diamond", "mmseqs"):
+        result = build_draft(name, proteins, BuildOptions(aligner=name), data_dir, tmp_path, biochem)
+        by_aligner[name] = {r.id for r in result.model.reactions if r.genes}
+    both = by_aligner["diamond"] & by_aligner["mmseqs"]
+    union = by_aligner["diamond"] | by_aligner["mmseqs"]
+    assert len(both) / len(union) >= 0.95, (len(both), len(union))
