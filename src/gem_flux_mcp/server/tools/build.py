@@ -17,7 +17,7 @@ from gem_flux_mcp.server.paths import allowed_roots, resolve_user_path
 from gem_flux_mcp.server.resources import get_jobs, get_settings, get_workspace
 
 BUILD_ANNOTATIONS = {"title": "Build draft model", "readOnlyHint": False, "destructiveHint": False,
-                     "idempotentHint": False, "openWorldHint": False}
+                     "idempotentHint": False, "openWorldHint": True}  # RAST (opt-in) is on the internet
 BUILD_TIMEOUT_S = 1800.0
 
 
