@@ -119,6 +119,8 @@ def validate_proteins(proteins: list[Protein]) -> list[Protein]:
         if not seq:
             empty.append(protein.id)
             continue
+        if set(seq) <= VALID_AMINO_ACIDS:  # the common case, without a Python loop per residue
+            continue
         bad = [(i, ch) for i, ch in enumerate(seq) if ch not in VALID_AMINO_ACIDS]
         if bad:
             invalid[protein.id] = {
