@@ -22,7 +22,6 @@ def build(args: argparse.Namespace) -> int:
     from gem_flux_mcp.modeling import model_io
     from gem_flux_mcp.modeling.annotate import read_fasta_file, validate_proteins
     from gem_flux_mcp.modeling.build import BuildOptions, build_draft, describe_draft
-    from gem_flux_mcp.modeling.rast import annotate_with_rast
 
     started = time.perf_counter()
     settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
@@ -38,14 +37,10 @@ def build(args: argparse.Namespace) -> int:
         template = check_template_name(args.template, settings.data_dir)
         progress("parse", 0.0, f"reading {fasta.name}")
         proteins = validate_proteins(read_fasta_file(fasta))
-        rast = None
-        if args.rast:
-            progress("annotate", 0.05, f"sending {len(proteins)} proteins to RAST")
-            rast = annotate_with_rast({p.id: p.sequence for p in proteins})
         biochem = BiochemIndex.open(settings.data_dir, settings.cache_dir)
         options = BuildOptions(
             template=template, use_header_functions=not args.no_header_functions, use_homology=not args.no_homology,
-            rast_functions=rast, aligner=args.aligner,
+            use_rast=args.rast, aligner=args.aligner,
             exclude_reference_models=tuple(m for m in args.exclude_reference.split(",") if m.strip()),
         )
         result = build_draft(args.model_id or fasta.stem, proteins, options, settings.data_dir, settings.cache_dir,

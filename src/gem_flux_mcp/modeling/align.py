@@ -12,7 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,7 +75,6 @@ def search(
     reference_fasta: Path,
     aligner: Aligner,
     threads: int | None = None,
-    on_process: Callable[[subprocess.Popen[bytes]], None] | None = None,
 ) -> list[Hit]:
     """All hits with E <= 1e-10 of `queries` (id → sequence) against the reference FASTA.
 
@@ -92,15 +91,15 @@ def search(
         if aligner.name == "diamond":
             db = work / "ref"
             _run([str(aligner.binary), "makedb", "--in", str(reference_fasta), "-d", str(db), "--quiet",
-                  "--threads", str(threads)], on_process)
+                  "--threads", str(threads)])
             _run([str(aligner.binary), "blastp", "-q", str(query_path), "-d", str(db), "-o", str(out),
                   "--threads", str(threads), "--evalue", str(MAX_EVALUE), "--max-target-seqs", "10", "--quiet",
-                  "--outfmt", "6", "qseqid", "sseqid", "pident", "evalue", "bitscore"], on_process)
+                  "--outfmt", "6", "qseqid", "sseqid", "pident", "evalue", "bitscore"])
         else:
             _run([str(aligner.binary), "easy-search", str(query_path), str(reference_fasta), str(out),
                   str(work / "tmp"), "--threads", str(threads), "-s", "4", "-e", str(MAX_EVALUE),
                   "--max-seqs", "300", "-v", "1",
-                  "--format-output", "query,target,pident,evalue,bits"], on_process)
+                  "--format-output", "query,target,pident,evalue,bits"])
         hits = []
         with out.open() as handle:
             for line in handle:
@@ -109,10 +108,8 @@ def search(
     return hits
 
 
-def _run(cmd: list[str], on_process: Callable[[subprocess.Popen[bytes]], None] | None) -> None:
+def _run(cmd: list[str]) -> None:
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    if on_process is not None:
-        on_process(proc)
     _, err = proc.communicate()
     if proc.returncode != 0:
         raise LibraryError(

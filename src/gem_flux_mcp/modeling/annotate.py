@@ -11,8 +11,9 @@ Three combinable sources, each reported per reaction:
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -249,9 +250,6 @@ class HomologyEvidence:
     best_identity: float = 0.0
     bigg_reactions: set[str] = field(default_factory=set)
 
-    def gpr(self) -> str:
-        return gpr_string(self.complexes)
-
 
 def gpr_string(complexes: Iterable[frozenset[frozenset[str]]]) -> str:
     """GPR text for alternative enzymes, each a set of subunits, each a set of genes (isozymes).
@@ -306,14 +304,11 @@ def homology_reactions(
     template_reaction_ids: set[str],
     cache_dir: Path,
     aligner: align.Aligner | None = None,
-    on_process: Callable[[Any], None] | None = None,
     min_identity: float = MIN_IDENTITY,
 ) -> HomologyResult:
-    import time
-
     aligner = aligner or align.choose_aligner()
     started = time.perf_counter()
-    hits = align.search(proteins, reference.filtered_fasta(cache_dir), aligner, on_process=on_process)
+    hits = align.search(proteins, reference.filtered_fasta(cache_dir), aligner)
     aligned_seconds = time.perf_counter() - started
     rules = reference.rules()
     best = best_hits(hits)

@@ -31,6 +31,7 @@ from .annotate import (
     product_from_description,
     roles_from_functions,
 )
+from .rast import annotate_with_rast
 
 if TYPE_CHECKING:
     import cobra
@@ -48,7 +49,7 @@ class BuildOptions:
     template: str = "GramNegative"
     use_header_functions: bool = True
     use_homology: bool = True
-    rast_functions: dict[str, list[str]] | None = None  # gene → RAST function names, already fetched
+    use_rast: bool = False  # opt-in: sends the sequences to the RAST web service
     exclude_reference_models: tuple[str, ...] = ()
     aligner: str | None = None
 
@@ -72,7 +73,6 @@ def build_draft(
     cache_dir: Path,
     aliases: ReactionAliasSource,
     progress: Progress = _no_progress,
-    on_process: Callable[[Any], None] | None = None,
 ) -> BuildResult:
     timings: dict[str, float] = {}
     clock = time.perf_counter()
@@ -87,6 +87,12 @@ def build_draft(
     template = load_template(data_dir, options.template)
     lap("load_template")
 
+    rast_functions: dict[str, list[str]] = {}
+    if options.use_rast:
+        progress("annotate", 0.08, f"sending {len(proteins)} proteins to RAST (internet)")
+        rast_functions = annotate_with_rast({p.id: p.sequence for p in proteins})
+        lap("rast")
+
     # ---- role evidence: header functions and RAST functions → template roles
     progress("annotate", 0.10, "matching function names to template roles")
     matcher = RoleMatcher((role.id, role.name) for role in template.roles)
@@ -98,7 +104,7 @@ def build_draft(
             product = product_from_description(protein.description)
             if product:
                 products[protein.id] = [product]
-    for source, functions in ((SOURCE_HEADER, products), (SOURCE_RAST, options.rast_functions or {})):
+    for source, functions in ((SOURCE_HEADER, products), (SOURCE_RAST, rast_functions)):
         for gene, matches in roles_from_functions(functions, matcher).items():
             for m in matches:
                 gene_roles.setdefault(gene, set()).add(m.role_id)
@@ -112,7 +118,7 @@ def build_draft(
         homology = homology_reactions(
             {p.id: p.sequence for p in proteins}, reference, aliases,
             {r.id for r in template.reactions}, cache_dir,
-            aligner=align.choose_aligner(options.aligner), on_process=on_process,
+            aligner=align.choose_aligner(options.aligner),
         )
         lap("homology")
 
@@ -162,7 +168,7 @@ def build_draft(
     annotation = {
         "sources_used": [s for s, used in ((SOURCE_HEADER, options.use_header_functions),
                                            (SOURCE_HOMOLOGY, options.use_homology),
-                                           (SOURCE_RAST, options.rast_functions is not None)) if used],
+                                           (SOURCE_RAST, options.use_rast)) if used],
         "proteins": len(proteins),
         "proteins_with_header_function": len(products),
         "proteins_with_matched_roles": len(gene_roles),
@@ -273,9 +279,6 @@ def _count_by_source(sources: dict[str, set[str]]) -> dict[str, int]:
         if len(found) > 1:
             counts["more_than_one_source"] = counts.get("more_than_one_source", 0) + 1
     return counts
-
-
-__all__ = ["BuildOptions", "BuildResult", "build_draft", "gpr_string"]
 
 
 def describe_draft(model: cobra.Model, template: str, annotation: dict[str, Any]) -> dict[str, Any]:

@@ -28,8 +28,6 @@ from typing import Any
 from gem_flux_mcp import errors
 from gem_flux_mcp.config import Settings
 
-log = logging.getLogger(__name__)
-
 ProgressCallback = Callable[[str, float, str], Awaitable[None]]
 
 
@@ -49,7 +47,6 @@ class JobRunner:
         self._worker: _Worker | None = None
         self._lock = asyncio.Lock()
         self._guard = threading.Lock()  # _worker is also touched by the cleanup timer thread
-        self.jobs_started = 0
 
     async def run(self, job: str, payload: dict[str, Any], on_progress: ProgressCallback,
                   timeout_s: float | None = None) -> Any:
@@ -57,7 +54,6 @@ class JobRunner:
             await on_progress("queued", 0.0, "waiting for another long job to finish")
         async with self._lock:
             worker = self._ensure_worker()
-            self.jobs_started += 1
             worker.conn.send((job, payload))
             try:
                 return await asyncio.wait_for(self._receive(worker, on_progress), timeout_s)
@@ -143,11 +139,6 @@ class JobRunner:
         worker = self._worker
         if worker is not None:
             self._kill(worker)
-
-    @property
-    def worker_pid(self) -> int | None:
-        worker = self._worker
-        return worker.process.pid if worker is not None and worker.process.is_alive() else None
 
 
 def _error_payload(exc: BaseException) -> dict[str, Any]:

@@ -22,17 +22,12 @@ def run_build(settings: Settings, payload: dict[str, Any], progress: Progress) -
     from gem_flux_mcp.modeling.annotate import Protein
     from gem_flux_mcp.modeling.build import BuildOptions, build_draft, describe_draft
     from gem_flux_mcp.modeling.model_io import release_model
-    from gem_flux_mcp.modeling.rast import annotate_with_rast
     from gem_flux_mcp.store.store import serialize_model
 
     proteins = [Protein(pid, seq, desc) for pid, seq, desc in payload["proteins"]]
-    rast = None
-    if payload["annotate_with_rast"]:
-        progress("annotate", 0.05, f"sending {len(proteins)} proteins to RAST (internet)")
-        rast = annotate_with_rast({p.id: p.sequence for p in proteins})
     options = BuildOptions(
         template=payload["template"], use_header_functions=payload["use_header_functions"],
-        use_homology=payload["use_homology"], rast_functions=rast,
+        use_homology=payload["use_homology"], use_rast=payload["annotate_with_rast"],
         exclude_reference_models=tuple(payload["exclude_reference_models"]),
     )
     result = build_draft(payload["model_id"], proteins, options, settings.data_dir, settings.cache_dir,

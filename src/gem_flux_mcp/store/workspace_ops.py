@@ -240,13 +240,14 @@ class Workspace:
                 "objective": summary["objective"],
                 "next_steps": [f"Run FBA: run_fba(model_id='{row.model_id}', media_id=...)."]}
 
-    def new_draft_id(self, model_name: object) -> str:
-        """Checked before a build starts, so a taken name fails in milliseconds, not after the work."""
+    def new_draft_id(self, model_name: object) -> tuple[str, str | None]:
+        """(model id, cleaned name), checked before a build starts, so a taken name fails in
+        milliseconds, not after the work."""
         if model_name is not None and not isinstance(model_name, str):
             raise ValidationError("INVALID_MODEL_NAME", "model_name must be a string.",
                                   details={"provided_type": type(model_name).__name__})
         name = model_name.strip() if isinstance(model_name, str) and model_name.strip() else None
-        return self.store.new_model_id(self.workspace_id, name, "draft")
+        return self.store.new_model_id(self.workspace_id, name, "draft"), name
 
     def store_draft(self, model_id: str, model_name: str | None, template: str, built: dict[str, Any],
                     annotated_with_rast: bool) -> dict[str, Any]:

@@ -82,7 +82,7 @@ def register(mcp: FastMCP) -> None:
         await ctx.report_progress(0, 100, "parse: reading and checking the sequences")
         proteins = await anyio.to_thread.run_sync(read_inputs, protein_sequences, fasta_file_path)
         workspace = get_workspace()
-        model_id = await anyio.to_thread.run_sync(workspace.new_draft_id, model_name)
+        model_id, name = await anyio.to_thread.run_sync(workspace.new_draft_id, model_name)
 
         async def progress(stage: str, fraction: float, message: str) -> None:
             await ctx.report_progress(round(fraction * 100, 1), 100, f"{stage}: {message}")
@@ -95,7 +95,6 @@ def register(mcp: FastMCP) -> None:
         }
         built = await get_jobs().run("build", payload, progress, timeout_s=BUILD_TIMEOUT_S)
         await progress("store", 0.95, f"storing {model_id}")
-        name = model_name.strip() if isinstance(model_name, str) and model_name.strip() else None
         result = await anyio.to_thread.run_sync(
             lambda: workspace.store_draft(model_id, name, template_name, built, bool(annotate_with_rast)))
         await progress("done", 1.0, f"{result['num_reactions']} reactions, {result['num_genes']} genes")
