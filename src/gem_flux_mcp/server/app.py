@@ -24,7 +24,7 @@ from gem_flux_mcp.errors import GemFluxError
 from gem_flux_mcp.server import access, dashboard, resources
 from gem_flux_mcp.server.envelope import ArgumentErrorMiddleware
 from gem_flux_mcp.server.recording import RecordingMiddleware, SessionCloseMiddleware
-from gem_flux_mcp.server.tools import build, lookup, session
+from gem_flux_mcp.server.tools import build, gapfill, lookup, session
 
 log = logging.getLogger("gem_flux_mcp")
 
@@ -36,8 +36,9 @@ Look-ups: search_compounds / get_compound_name and search_reactions / get_reacti
 resolve names, formulas, EC numbers and KEGG/BiGG/MetaCyc ids to ModelSEED ids (cpd00027,
 rxn00148).
 Media: list_media shows predefined and built media; build_media makes new ones.
-Models: import_model, list_models, get_model, export_model, delete_model; run_fba optimises
-a model on a medium and records the result with the model.
+Models: build_model makes a draft from protein sequences; gapfill_model makes it grow on a
+medium (new id '<id>.gf', ATP-safe); import_model, list_models, get_model, export_model,
+revise_model, delete_model; run_fba optimises a model on a medium and records the result.
 Every failure returns an error envelope with error_code, details, suggestions,
 valid_next_steps and an example_call: follow them instead of retrying the same call.
 """ + (
@@ -59,6 +60,7 @@ def create_app(*, with_dashboard: bool = False) -> FastMCP:
     lookup.register(mcp)
     session.register(mcp)
     build.register(mcp)
+    gapfill.register(mcp)
     if with_dashboard:
         source = dashboard.DashboardSource(
             store=resources.get_store(), recorder=resources.get_recorder, tools=dashboard.tool_lister(mcp),

@@ -236,6 +236,8 @@ class GetModelResult(ModelInfo):
     lineage: list[list[str | None]] = Field(description="[model_id, derived_from] pairs, newest first")
     predictions: list[Prediction] | None = None
     revisions: list[dict[str, Any]] | None = None
+    gapfill_reactions: dict[str, Any] | None = Field(
+        default=None, description="A page of the reactions gapfill_model added (with gapfill_reactions_offset)")
 
 
 class ImportModelResult(ModelInfo):
@@ -273,6 +275,46 @@ class BuildModelResult(ModelInfo):
     model_properties: dict[str, Any]
     atp_correction: dict[str, Any]
     interpretation: dict[str, str]
+    timings_s: dict[str, float]
+    next_steps: list[str]
+
+
+class AddedReaction(BaseModel):
+    id: str
+    name: str
+    direction: str = Field(description="'>' forward, '<' reverse, '=' both")
+    equation: str
+    source: str = Field(description="atp_correction, template_gapfill, reversed (an existing reaction "
+                                    "opened in a new direction) or auto_generated (exchange)")
+    pathway: str
+    evidence: dict[str, Any] | None = None
+
+
+class GapfillModelResult(BaseModel):
+    success: Literal[True] = True
+    model_id: str = Field(description="Id of the new gapfilled model (the original is unchanged)")
+    original_model_id: str
+    media_id: str
+    target_growth_rate: float
+    gapfill_mode: str
+    template_used: str
+    objective: str
+    growth_rate_before: float
+    growth_rate_after: float
+    gapfilling_successful: bool
+    num_reactions_added: int
+    reactions_added: list[AddedReaction] = Field(description="First page; see reactions_next_offset")
+    reactions_added_total: int
+    reactions_offset: int
+    reactions_next_offset: int | None = Field(
+        description="Offset for get_model(gapfill_reactions_offset=...) to read the next page; null at the end")
+    pathway_summary: dict[str, Any]
+    atp_correction: dict[str, Any]
+    genomescale_gapfill: dict[str, Any]
+    quality_checks: dict[str, Any] = Field(
+        description="growth_on_medium >= target, growth_without_carbon = 0, atp_with_all_uptakes_closed = 0")
+    interpretation: dict[str, Any]
+    model_properties: dict[str, Any]
     timings_s: dict[str, float]
     next_steps: list[str]
 

@@ -39,4 +39,29 @@ def run_build(settings: Settings, payload: dict[str, Any], progress: Progress) -
     return {"data": serialized.data, "stats": serialized.stats, "summary": summary, "timings": result.timings}
 
 
-JOBS: dict[str, Callable[[Settings, dict[str, Any], Progress], Any]] = {"build": run_build}
+def run_gapfill(settings: Settings, payload: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    from cobra.io import from_json
+
+    from gem_flux_mcp.modeling import gapfill, gapfill_report
+    from gem_flux_mcp.modeling.model_io import release_model
+    from gem_flux_mcp.store.store import serialize_model
+
+    progress("load", 0.01, "reading the model")
+    model = from_json(payload["model_json"])
+    options = gapfill.GapfillOptions(target_growth=payload["target_growth"], mode=payload["mode"])
+    previous = gapfill.AtpCorrection.from_json(payload["atp_correction"]) if payload.get("atp_correction") else None
+    medium = {cpd: (float(b[0]), float(b[1])) for cpd, b in payload["medium"].items()}
+    biochem = _biochem(settings)
+    run = gapfill.gapfill_from_data(model, medium, options, template_name=payload["template"],
+                                    data_dir=settings.data_dir, biochem=biochem, previous_atp=previous,
+                                    progress=progress)
+    report = gapfill_report.describe(run, biochem.reaction_details, options.target_growth)
+    progress("store", 0.95, "serializing the gapfilled model")
+    serialized = serialize_model(run.model, payload["new_model_id"])
+    release_model(run.model)
+    release_model(model)
+    return {"data": serialized.data, "stats": serialized.stats, "report": report,
+            "atp_correction": run.atp.to_json() if run.atp is not None else None}
+
+
+JOBS: dict[str, Callable[[Settings, dict[str, Any], Progress], Any]] = {"build": run_build, "gapfill": run_gapfill}

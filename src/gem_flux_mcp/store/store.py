@@ -339,7 +339,25 @@ class Store:
                     del self._cache[key]  # load failed: do not keep an empty slot
                 self._enforce_bounds_locked()
 
+    def model_data(self, workspace: str, model_id: str) -> bytes:
+        """The stored COBRApy JSON of a model (checksum verified), e.g. to hand to a worker process."""
+        _check_workspace(workspace)
+        found = self.db.get_model(workspace, model_id)
+        if found is None:
+            raise self._model_not_found(workspace, model_id)
+        return self._read_model_file(*found)
+
     def _load_model_file(self, row: ModelRow, file_name: str) -> cobra.Model:
+        data = self._read_model_file(row, file_name)
+        path = self.models_dir / row.workspace / file_name
+        try:
+            from cobra.io import from_json
+
+            return from_json(data.decode("utf-8"))
+        except Exception as exc:  # checksum matched, so this would be a writer bug
+            raise self._corrupt(row, path, f"{type(exc).__name__}: {str(exc)[:300]}") from exc
+
+    def _read_model_file(self, row: ModelRow, file_name: str) -> bytes:
         path = self.models_dir / row.workspace / file_name
         try:
             data = path.read_bytes()
@@ -358,12 +376,7 @@ class Store:
         digest = hashlib.sha256(data).hexdigest()
         if digest != row.file_sha256:
             raise self._corrupt(row, path, f"sha256 {digest} does not match the recorded {row.file_sha256}")
-        try:
-            from cobra.io import from_json
-
-            return from_json(data.decode("utf-8"))
-        except Exception as exc:  # checksum matched, so this would be a writer bug
-            raise self._corrupt(row, path, f"{type(exc).__name__}: {str(exc)[:300]}") from exc
+        return data
 
     def _enforce_bounds_locked(self) -> None:
         """Evict least-recently-used idle entries until both bounds hold (in-use ones are skipped)."""

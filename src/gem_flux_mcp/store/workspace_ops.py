@@ -7,6 +7,7 @@ The MCP wrappers only pick the workspace and check user paths.
 from __future__ import annotations
 
 import logging
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,8 @@ from gem_flux_mcp.store.store import SerializedModel, Store, derived_model_id
 log = logging.getLogger(__name__)
 
 FILTER_STATES = ("all", "draft", "gapfilled")
+GAPFILL_MODES = ("full", "atp_only", "genomescale_only")
+MAX_TARGET_GROWTH = 10.0
 # Exchange -> ModelSEED compound resolution per loaded model object (cached models never change
 # their reactions: edits make new models), so repeated FBA skips ~10 ms of work.
 _EXCHANGES: WeakKeyDictionary[Any, list[media.ExchangeInfo]] = WeakKeyDictionary()
@@ -178,7 +181,7 @@ class Workspace:
         return {"success": True, "deleted_model_id": row.model_id, "message": "Model deleted successfully"}
 
     def get_model(self, model_id: object, include_predictions: bool = False, include_revisions: bool = False,
-                  limit: object = 20) -> dict[str, Any]:
+                  limit: object = 20, gapfill_reactions_offset: object = None) -> dict[str, Any]:
         key = self._model_key(model_id)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
             raise ValidationError("INVALID_LIMIT", f"limit must be an integer from 1 to 100; got {limit!r}.",
@@ -206,7 +209,28 @@ class Workspace:
                                        "created_at": r.created_at, "summary": r.summary} for r in results]
         if include_revisions:
             payload["revisions"] = self.revision_history(row, limit)
+        if gapfill_reactions_offset is not None:
+            payload["gapfill_reactions"] = self._gapfill_page(row, gapfill_reactions_offset)
         return payload
+
+    def _gapfill_page(self, row: ModelRow, offset: object) -> dict[str, Any]:
+        from gem_flux_mcp.modeling.gapfill_report import page
+
+        record = row.extra.get("gapfill")
+        if not isinstance(record, dict):
+            raise ValidationError(
+                "NOT_GAPFILLED", f"Model {row.model_id} was not made by gapfill_model; it has no added reactions.",
+                details={"model_id": row.model_id, "source": row.source},
+                suggestions=["Pass the id of a gapfilled model (ids containing '.gf')."],
+                valid_next_steps=["list_models"],
+            )
+        entries = record.get("reactions_added", [])
+        if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= max(len(entries) - 1, 0):
+            raise ValidationError(
+                "INVALID_OFFSET", f"gapfill_reactions_offset must be an integer from 0 to {max(len(entries) - 1, 0)}.",
+                details={"provided": repr(offset)[:20], "total": len(entries)},
+            )
+        return {"media_id": record.get("media_id"), **page(entries, offset)}
 
     def _lineage(self, row: ModelRow) -> list[tuple[str, str | None]]:
         chain: list[tuple[str, str | None]] = [(row.model_id, row.derived_from)]
@@ -271,6 +295,103 @@ class Workspace:
                 f"Gapfill it so it can grow: gapfill_model(model_id='{row.model_id}', "
                 "media_id='glucose_minimal_aerobic').",
                 f"Inspect it: get_model(model_id='{row.model_id}').",
+            ],
+        }
+
+    # -- gapfilling --------------------------------------------------------------------------------
+
+    def prepare_gapfill(self, model_id: object, media_id: object, target_growth_rate: object,
+                        gapfill_mode: object) -> dict[str, Any]:
+        """Validate a gapfill request and gather what the worker needs (no state changes)."""
+        key = self._model_key(model_id)
+        if isinstance(target_growth_rate, bool) or not isinstance(target_growth_rate, int | float) \
+                or not 0 < target_growth_rate <= MAX_TARGET_GROWTH or math.isnan(target_growth_rate):
+            raise ValidationError(
+                "INVALID_TARGET_GROWTH_RATE",
+                f"target_growth_rate must be a number > 0 and <= {MAX_TARGET_GROWTH} (1/h); "
+                f"got {target_growth_rate!r}.",
+                details={"provided_value": repr(target_growth_rate)[:30], "valid_range": [0.001, MAX_TARGET_GROWTH],
+                         "typical_range": [0.01, 1.0], "recommendation": 0.01},
+                suggestions=["Use 0.01 (the default) to ask for any growth; 0.1-1.0 for realistic rates."],
+                example_call={"tool": "gapfill_model", "arguments": {"model_id": key, "media_id":
+                                                                      "glucose_minimal_aerobic",
+                                                                      "target_growth_rate": 0.01}},
+            )
+        if gapfill_mode not in GAPFILL_MODES:
+            raise ValidationError(
+                "INVALID_GAPFILL_MODE",
+                f"gapfill_mode must be one of {', '.join(GAPFILL_MODES)}; got {gapfill_mode!r}.",
+                details={"provided_mode": repr(gapfill_mode)[:40], "valid_modes": list(GAPFILL_MODES)},
+                suggestions=["'full' = ATP correction + genome-scale gapfilling (recommended)."],
+            )
+        row = self.store.get_model_row(self.workspace_id, key)
+        medium_id, medium = self.medium(media_id)
+        template = row.template if row.template in ("GramNegative", "GramPositive") else "GramNegative"
+        return {
+            "model_id": key, "media_id": medium_id, "medium": {c: list(b) for c, b in medium.items()},
+            "target_growth": float(target_growth_rate), "mode": gapfill_mode, "template": template,
+            "template_note": None if template == row.template else
+            f"Model template is {row.template or 'unknown'}; gapfilled with the {template} template.",
+            "atp_correction": self._known_atp_correction(row),
+            "model_json": self.store.model_data(self.workspace_id, key).decode("utf-8"),
+            "new_model_id": derived_model_id(self.store, self.workspace_id, key, suffix="gf"),
+        }
+
+    def _known_atp_correction(self, row: ModelRow) -> dict[str, Any] | None:
+        """ATP correction already computed for this model: by the gapfill that made it, or by an
+        earlier gapfill of it (recorded as a result). Either way valid for this model's reactions."""
+        if isinstance(row.extra.get("atp_correction"), dict):
+            return dict(row.extra["atp_correction"])
+        for result in self.store.list_results(self.workspace_id, row.model_id, 100):
+            if result.kind == "atp_correction":
+                return dict(result.summary)
+        return None
+
+    def store_gapfill(self, prepared: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+        """Store the gapfilled model under a fresh id, record the result, shape the answer."""
+        from gem_flux_mcp.modeling.gapfill_report import page
+
+        key = prepared["model_id"]
+        report = dict(result["report"])
+        entries = report.pop("reactions_added")
+        parent = self.store.get_model_row(self.workspace_id, key)
+        atp = result.get("atp_correction")
+        new_id = derived_model_id(self.store, self.workspace_id, key, suffix="gf")  # a second gapfill gets .v2
+        row = self.store.add_model(
+            self.workspace_id, new_id, SerializedModel(result["data"], result["stats"]),
+            model_name=None, source="gapfilled", template=prepared["template"], derived_from=key,
+            extra={"gapfill": {"media_id": prepared["media_id"], "target_growth_rate": prepared["target_growth"],
+                               "mode": prepared["mode"], "reactions_added": entries,
+                               "quality_checks": report["quality_checks"]},
+                   **({"atp_correction": atp} if atp else {})},
+        )
+        self.store.set_last_media(self.workspace_id, new_id, prepared["media_id"])
+        summary = {"gapfilled_model_id": new_id, "original_model_id": key, "mode": prepared["mode"],
+                   "target_growth_rate": prepared["target_growth"],
+                   "growth_rate_before": report["growth_rate_before"],
+                   "growth_rate_after": report["growth_rate_after"],
+                   "num_reactions_added": len(entries), "quality_checks_passed": report["quality_checks"]["all_passed"]}
+        self.store.add_result(self.workspace_id, new_id, "gapfill", prepared["media_id"], summary)
+        self.store.add_result(self.workspace_id, key, "gapfill", prepared["media_id"], summary)
+        if atp and prepared["atp_correction"] is None and not parent.extra.get("atp_correction"):
+            self.store.add_result(self.workspace_id, key, "atp_correction", None, atp)
+        more = page(entries, 0)
+        return {
+            "success": True, "model_id": new_id, "original_model_id": key, "media_id": prepared["media_id"],
+            "target_growth_rate": prepared["target_growth"], "gapfill_mode": prepared["mode"],
+            "template_used": prepared["template"],
+            **{k: v for k, v in report.items() if k not in ("timings_s",)},
+            **more,
+            "model_properties": {"num_reactions": row.num_reactions, "num_metabolites": row.num_metabolites,
+                                 "num_genes": row.num_genes, "is_draft": False,
+                                 "requires_further_gapfilling": not report["gapfilling_successful"]},
+            "timings_s": report["timings_s"],
+            "next_steps": [
+                f"Run FBA: run_fba(model_id='{new_id}', media_id='{prepared['media_id']}').",
+                *([f"More added reactions: get_model(model_id='{new_id}', "
+                   f"gapfill_reactions_offset={more['reactions_next_offset']})."]
+                  if more["reactions_next_offset"] is not None else []),
+                *([prepared["template_note"]] if prepared["template_note"] else []),
             ],
         }
 

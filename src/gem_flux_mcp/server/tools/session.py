@@ -81,10 +81,13 @@ def register(mcp: FastMCP) -> None:
                                                    "newest first")] = False,
         include_revisions: Annotated[bool, Field(description="Add the revision history")] = False,
         limit: Annotated[int, Field(description="Maximum predictions returned, 1-100")] = 20,
+        gapfill_reactions_offset: Annotated[int | None, Field(
+            description="For a gapfilled model: return the page of added reactions starting here")] = None,
     ) -> dict[str, Any]:
         """Details of one stored model: counts, compartments, objective, genes, template,
         lineage, creation time; optionally its recorded results and revision history."""
-        return get_workspace().get_model(model_id, include_predictions, include_revisions, limit)
+        return get_workspace().get_model(model_id, include_predictions, include_revisions, limit,
+                                         gapfill_reactions_offset)
 
     @mcp.tool(name="import_model", annotations={"title": "Import model", **CREATES},
               output_schema=schemas.output_schema(schemas.ImportModelResult))

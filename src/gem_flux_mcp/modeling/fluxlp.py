@@ -1,0 +1,183 @@
+"""A flux network as one sparse linear program, solved with HiGHS (highspy) directly.
+
+Gapfilling asks hundreds of small questions of a network of 10,000+ fluxes (the draft plus every
+template reaction it might gain): "most ATP on this medium?", "cheapest set of reactions that
+gives growth?". Building that network as a COBRApy model costs seconds per thousand reactions;
+as a matrix it is built in milliseconds and each question is a bound or cost change on one warm
+HiGHS instance (benchmarks/gapfill.py compares with ModelSEEDpy). Results are checked with
+COBRApy on the final model (modeling/gapfill.py).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+
+from gem_flux_mcp.errors import LibraryError, TimeoutError_
+
+INF = highspy.kHighsInf
+BIG_M = 100.0  # flux cap for switched columns in the integer pass (targets are ~0.01-1 /h)
+
+
+@dataclass
+class Column:
+    """One flux. A reaction used only forward, only backward, or both ways is one column; a
+    reaction that may be added in both directions at different costs is two columns."""
+
+    id: str
+    stoichiometry: Mapping[str, float]  # metabolite id -> coefficient
+    lower: float
+    upper: float
+
+
+class SolverDeadline:
+    """A wall-clock budget shared by all solves of one job; past it, GAPFILL_TIMEOUT."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.started = time.monotonic()
+
+    def remaining(self) -> float:
+        left = self.seconds - (time.monotonic() - self.started)
+        if left <= 0:
+            raise TimeoutError_(
+                "GAPFILL_TIMEOUT", f"Gapfilling did not finish within its {self.seconds:.0f} s solver time limit.",
+                details={"time_limit_s": self.seconds},
+                suggestions=["Retry with a lower target_growth_rate or a richer medium.",
+                             "Run gapfill_model with gapfill_mode='genomescale_only' to skip ATP correction."],
+            )
+        return left
+
+
+class FluxLP:
+    """S·v = 0 with column bounds; objectives are set per question."""
+
+    def __init__(self, columns: Sequence[Column], deadline: SolverDeadline) -> None:
+        self.ids = [c.id for c in columns]
+        self.index = {cid: i for i, cid in enumerate(self.ids)}
+        if len(self.index) != len(self.ids):
+            raise LibraryError("DUPLICATE_COLUMN", "Two fluxes in the gapfilling network have the same id.")
+        rows: dict[str, int] = {}
+        indices: list[int] = []
+        values: list[float] = []
+        starts = [0]
+        for column in columns:
+            for met, coefficient in column.stoichiometry.items():
+                indices.append(rows.setdefault(met, len(rows)))
+                values.append(float(coefficient))
+            starts.append(len(indices))
+        self.metabolites = list(rows)
+        self.matrix = sp.csc_matrix((np.array(values), np.array(indices, dtype=np.int32), np.array(starts)),
+                                    shape=(len(rows), len(columns)))
+        self.lower = np.array([c.lower for c in columns], dtype=float)
+        self.upper = np.array([c.upper for c in columns], dtype=float)
+        self.deadline = deadline
+        self._highs = self._new_highs(self.matrix, self.lower, self.upper)
+        self.solves = 0
+
+    @staticmethod
+    def _new_highs(matrix: sp.csc_matrix, lower: np.ndarray, upper: np.ndarray,
+                   integrality: np.ndarray | None = None) -> Any:
+        lp = highspy.HighsLp()
+        lp.num_col_, lp.num_row_ = matrix.shape[1], matrix.shape[0]
+        lp.col_cost_ = np.zeros(matrix.shape[1])
+        lp.col_lower_, lp.col_upper_ = lower, upper
+        lp.row_lower_ = lp.row_upper_ = np.zeros(matrix.shape[0])
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        lp.a_matrix_.start_ = matrix.indptr
+        lp.a_matrix_.index_ = matrix.indices
+        lp.a_matrix_.value_ = matrix.data
+        if integrality is not None:
+            lp.integrality_ = [highspy.HighsVarType.kInteger if flag else highspy.HighsVarType.kContinuous
+                               for flag in integrality]
+        highs: Any = highspy.Highs()  # type: ignore[no-untyped-call]
+        highs.setOptionValue("output_flag", False)
+        highs.setOptionValue("threads", 1)
+        highs.passModel(lp)
+        return highs
+
+    # -- questions ----------------------------------------------------------------------------------
+
+    def solve(self, costs: np.ndarray, lower: np.ndarray, upper: np.ndarray,
+              maximize: bool = False) -> np.ndarray | None:
+        """Column values at the optimum, or None when infeasible."""
+        highs = self._highs
+        n = len(self.ids)
+        all_cols = np.arange(n, dtype=np.int32)
+        highs.changeColsBounds(n, all_cols, lower, upper)
+        highs.changeColsCost(n, all_cols, costs)
+        highs.changeObjectiveSense(highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize)
+        return self._run(highs)
+
+    def _run(self, highs: Any) -> np.ndarray | None:
+        highs.setOptionValue("time_limit", self.deadline.remaining())
+        highs.run()
+        self.solves += 1
+        status = highs.getModelStatus()
+        if status == highspy.HighsModelStatus.kOptimal:
+            return np.array(highs.getSolution().col_value)
+        if status in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):
+            return None
+        if status == highspy.HighsModelStatus.kTimeLimit:
+            self.deadline.remaining()  # raises GAPFILL_TIMEOUT
+            return None
+        if status == highspy.HighsModelStatus.kUnbounded:
+            raise LibraryError("GAPFILL_UNBOUNDED", "A gapfilling problem was unbounded: a flux has no finite bound.")
+        # a numerical failure on a warm start: retry once from scratch before giving up
+        highs.clearSolver()
+        highs.run()
+        if highs.getModelStatus() == highspy.HighsModelStatus.kOptimal:
+            return np.array(highs.getSolution().col_value)
+        raise LibraryError("SOLVER_ERROR", f"HiGHS ended with status {highs.modelStatusToString(status)}.")
+
+    def maximize(self, column: int, lower: np.ndarray, upper: np.ndarray) -> float:
+        """Largest flux through one column (0.0 if the bounds are infeasible)."""
+        costs = np.zeros(len(self.ids))
+        costs[column] = 1.0
+        values = self.solve(costs, lower, upper, maximize=True)
+        return 0.0 if values is None else float(values[column])
+
+    def cheapest_subset(self, candidates: Sequence[int], costs: Mapping[int, float], lower: np.ndarray,
+                        upper: np.ndarray, time_limit_s: float) -> list[int] | None:
+        """Integer pass: the cheapest subset of `candidates` (columns allowed to carry flux; every
+        other column with cost must stay at zero, as the caller's bounds say) that keeps the
+        bounds feasible. Uses an on/off binary per candidate. None when HiGHS finds no better
+        proven answer in the time limit (the caller keeps its LP answer)."""
+        candidate_set = list(candidates)
+        n, k = len(self.ids), len(candidate_set)
+        switches = sp.lil_matrix((k, n + k))
+        # v_j - ub_j * y_j <= 0 and v_j - lb_j * y_j >= 0 (a column of either sign)
+        for row, col in enumerate(candidate_set):
+            switches[row, col] = 1.0
+        # a small "big M" and a tight integrality tolerance: otherwise y = 1e-6 passes as 0 and
+        # still lets 1e-3 flux through at no cost
+        big_upper = np.array([min(max(upper[c], 0.0), BIG_M) for c in candidate_set])
+        big_lower = np.array([max(min(lower[c], 0.0), -BIG_M) for c in candidate_set])
+        stoich = sp.hstack([self.matrix, sp.csc_matrix((self.matrix.shape[0], k))])
+        upper_rows = sp.hstack([sp.csc_matrix(switches[:, :n]), sp.diags(-big_upper)])
+        lower_rows = sp.hstack([sp.csc_matrix(switches[:, :n]), sp.diags(-big_lower)])
+        full = sp.vstack([stoich, upper_rows, lower_rows]).tocsc()
+        col_lower = np.concatenate([lower, np.zeros(k)])
+        col_upper = np.concatenate([upper, np.ones(k)])
+        integrality = np.concatenate([np.zeros(n, dtype=bool), np.ones(k, dtype=bool)])
+        highs = self._new_highs(full, col_lower, col_upper, integrality)
+        m = self.matrix.shape[0]
+        highs.changeRowsBounds(k, np.arange(m, m + k, dtype=np.int32), np.full(k, -INF), np.zeros(k))
+        highs.changeRowsBounds(k, np.arange(m + k, m + 2 * k, dtype=np.int32), np.zeros(k), np.full(k, INF))
+        highs.changeColsCost(k, np.arange(n, n + k, dtype=np.int32), np.array([costs[c] for c in candidate_set]))
+        highs.setOptionValue("time_limit", min(time_limit_s, self.deadline.remaining()))
+        highs.setOptionValue("mip_rel_gap", 1e-6)
+        highs.setOptionValue("mip_feasibility_tolerance", 1e-9)
+        highs.run()
+        self.solves += 1
+        status = highs.getModelStatus()
+        if status != highspy.HighsModelStatus.kOptimal:
+            return None
+        values = np.array(highs.getSolution().col_value)
+        return [c for j, c in enumerate(candidate_set) if values[n + j] > 0.5]

@@ -1,0 +1,161 @@
+"""gapfill_model's answer (CONTRACTS §5), kept small: an LLM client caps tool results at ~25k
+tokens, and the reference implementation's full reaction list reached 44k for 127 reactions.
+
+Every added reaction gets a compact entry (id, name, direction, equation with names, source,
+evidence); the answer carries the first page and the rest is paged through get_model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from gem_flux_mcp.modeling.gapfill import GapfillRun
+
+PAGE_SIZE = 50
+MAX_EQUATION = 160
+_GLOBAL_MAPS = ("rn011", "rn012")  # KEGG overview maps ("Metabolic pathways", "Carbon metabolism")
+
+ReactionDetails = Callable[[Iterable[str]], dict[str, dict[str, Any]]]
+
+
+def main_pathway(pathways: list[dict[str, Any]]) -> str:
+    """One pathway name for grouping: the first specific KEGG map, else the first MetaCyc one."""
+    for source in ("KEGG", "MetaCyc"):
+        for item in pathways:
+            if item.get("source") == source and item.get("name") and not str(item.get("id", "")).startswith(
+                    _GLOBAL_MAPS):
+                return str(item["name"])
+    return "Unknown"
+
+
+def added_reactions(run: GapfillRun, details: ReactionDetails) -> list[dict[str, Any]]:
+    """Compact entries for every reaction the run added or opened, ATP correction first."""
+    changes: list[tuple[str, str, set[int]]] = []  # (reaction, source, directions)
+
+    def collect(items: Iterable[tuple[str, int]], source: str) -> None:
+        grouped: dict[str, set[int]] = {}
+        for rid, sign in items:
+            grouped.setdefault(rid, set()).add(sign)
+        changes.extend((rid, source, signs) for rid, signs in grouped.items())
+
+    if run.atp is not None and not run.atp_reused:
+        collect(run.atp.added, "atp_correction")
+    if run.genome_scale is not None:
+        collect(run.genome_scale.added, "template_gapfill")
+        collect(run.genome_scale.reversed, "reversed")
+        changes.extend((rid, "auto_generated", {1, -1}) for rid in run.genome_scale.exchanges)
+    info = details(rid.split("_")[0] for rid, _, _ in changes if rid.startswith("rxn"))
+    entries = []
+    for rid, source, signs in changes:
+        base = rid.split("_")[0]
+        record = info.get(base, {})
+        reaction = run.model.reactions.get_by_id(rid) if rid in run.model.reactions else None
+        equation = reaction.build_reaction_string(use_metabolite_names=True) if reaction is not None else ""
+        evidence = None
+        if reaction is not None and reaction.notes.get("gemflux_evidence"):
+            try:
+                evidence = json.loads(reaction.notes["gemflux_evidence"])
+            except ValueError:
+                evidence = None
+        entries.append({
+            "id": rid,
+            "name": record.get("name") or (reaction.name if reaction is not None else rid),
+            "direction": "=" if signs == {1, -1} else (">" if 1 in signs else "<"),
+            "equation": equation[:MAX_EQUATION] + ("…" if len(equation) > MAX_EQUATION else ""),
+            "source": source,
+            "pathway": main_pathway(record.get("pathways", [])) if record else "Exchange",
+            "evidence": evidence,
+        })
+    return entries
+
+
+def pathway_summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    counts = Counter(e["pathway"] for e in entries)
+    examples: dict[str, list[dict[str, str]]] = {}
+    for e in entries:
+        examples.setdefault(e["pathway"], [])
+        if len(examples[e["pathway"]]) < 3:
+            examples[e["pathway"]].append({"id": e["id"], "name": e["name"]})
+    unknown = counts.get("Unknown", 0)
+    return {
+        "total_reactions": len(entries),
+        "pathways": [{"pathway": p, "reactions_added": n, "examples": examples[p]} for p, n in counts.most_common()],
+        "num_pathways_affected": len([p for p in counts if p not in ("Unknown", "Exchange")]),
+        "reactions_without_pathways": unknown,
+        "reactions_without_pathways_percentage": round(100.0 * unknown / len(entries), 1) if entries else 0.0,
+    }
+
+
+def assessment(count: int) -> str:
+    if count < 10:
+        return "Minimal gapfilling: the annotation covered nearly everything needed for growth."
+    if count < 50:
+        return "Moderate gapfilling: some pathway steps had no genome evidence."
+    return "Extensive gapfilling: many steps had no genome evidence (poor or partial annotation)."
+
+
+def describe(run: GapfillRun, details: ReactionDetails, target: float) -> dict[str, Any]:
+    """Everything the tool reports, except ids the store assigns; `reactions_added` is complete
+    (the caller pages it)."""
+    entries = added_reactions(run, details)
+    atp = run.atp
+    failed = [m for m, v in atp.core_gapfill.items() if v == "failed"] if atp else []
+    unused = [m for m in (atp.core_gapfill if atp else {}) if m not in (atp.selected_media if atp else [])
+              and m not in failed]
+    met = run.growth_after >= target * (1 - 1e-6)
+    genome = run.genome_scale
+    return {
+        "growth_rate_before": round(run.growth_before, 6),
+        "growth_rate_after": round(run.growth_after, 6),
+        "gapfilling_successful": met,
+        "objective": run.objective,
+        "num_reactions_added": len(entries),
+        "reactions_added": entries,
+        "pathway_summary": pathway_summary(entries),
+        "atp_correction": {
+            "performed": atp is not None,
+            "media_tested": atp.media_tested if atp else 0,
+            "media_passed": len(atp.selected_media) if atp else 0,
+            "media_failed": len(failed),
+            "media_not_selected": len(unused),
+            "reactions_added": len(atp.added) if atp and not run.atp_reused else 0,
+            "directions_blocked": len(atp.blocked) if atp else 0,
+            "core_directions_set": len(atp.core_directions) if atp else 0,
+            "failed_media_examples": failed[:5],
+            "test_conditions": len(atp.tests) if atp else 0,
+            "test_conditions_reused": run.atp_reused,
+            "note": ("Reused the ATP correction computed for this model earlier." if run.atp_reused else
+                     "Core metabolism checked on the ATP test media; the tests kept energy-inflating reactions "
+                     "out of the genome-scale stage.") if atp else "Skipped (gapfill_mode='genomescale_only').",
+        },
+        "genomescale_gapfill": {
+            "performed": genome is not None,
+            "reactions_added": len(genome.added) + len(genome.reversed) if genome else 0,
+            "new_reactions": len(genome.added) if genome else 0,
+            "reversed_reactions": len(genome.reversed) if genome else 0,
+            "exchanges_added": len(genome.exchanges) if genome else 0,
+            "rejected_for_energy_or_carbon": [f"{r}{'>' if d > 0 else '<'}: {why}" for r, d, why in genome.banned][:10]
+            if genome else [],
+            "integer_pass": genome.integer_pass if genome else False,
+            "weighted_cost": round(genome.cost, 3) if genome else 0.0,
+        },
+        "quality_checks": run.quality,
+        "interpretation": {
+            "overview": (f"Growth {run.growth_before:.3f} → {run.growth_after:.3f} /h on the medium "
+                         f"({'meets' if met else 'below'} the target {target}) with {len(entries)} reactions added."),
+            "growth_improvement": {"before": round(run.growth_before, 6), "after": round(run.growth_after, 6),
+                                   "target": target, "met_target": met},
+            "gapfilling_assessment": assessment(len(entries)),
+        },
+        "timings_s": run.timings,
+    }
+
+
+def page(entries: list[dict[str, Any]], offset: int, size: int = PAGE_SIZE) -> dict[str, Any]:
+    chunk = entries[offset:offset + size]
+    following = offset + len(chunk)
+    return {"reactions_added": chunk, "reactions_added_total": len(entries), "reactions_offset": offset,
+            "reactions_next_offset": following if following < len(entries) else None}

@@ -1,0 +1,53 @@
+"""gapfill_model (CONTRACTS.md §5, §12): a long job run by the worker process, with progress and
+cancellation; the original model is never changed."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import anyio.to_thread
+from fastmcp import Context, FastMCP
+from pydantic import Field
+
+from gem_flux_mcp.server import schemas
+from gem_flux_mcp.server.envelope import enveloped_async
+from gem_flux_mcp.server.resources import get_jobs, get_workspace
+
+GAPFILL_ANNOTATIONS = {"title": "Gapfill model", "readOnlyHint": False, "destructiveHint": False,
+                       "idempotentHint": False, "openWorldHint": False}
+GAPFILL_TIMEOUT_S = 900.0  # solver limit 600 s inside; this also covers loading and storing
+
+
+def register(mcp: FastMCP) -> None:
+    @mcp.tool(name="gapfill_model", annotations=GAPFILL_ANNOTATIONS,
+              output_schema=schemas.output_schema(schemas.GapfillModelResult))
+    @enveloped_async("gapfill_model")
+    async def gapfill_model(
+        ctx: Context,
+        model_id: Annotated[str, Field(description="Id of the model to gapfill, e.g. 'E_coli.draft'")],
+        media_id: Annotated[str, Field(description="Medium to grow on, e.g. 'glucose_minimal_aerobic'")],
+        target_growth_rate: Annotated[float, Field(description="Growth the model must reach, 1/h (> 0, "
+                                                   "<= 10; typical 0.01-1.0)")] = 0.01,
+        allow_all_non_grp_reactions: Annotated[bool, Field(
+            description="Accepted for compatibility; every template reaction may be added")] = True,
+        gapfill_mode: Annotated[str, Field(description="'full' (ATP correction + genome-scale), 'atp_only' "
+                                           "or 'genomescale_only'")] = "full",
+    ) -> dict[str, Any]:
+        """Add the cheapest set of template reactions so a model grows on a medium, without
+        energy-generating cycles: ATP correction on ModelSEED's ATP test media, then a weighted
+        genome-scale gapfill. Saves a new model '<id>.gf' and reports the added reactions (paged),
+        growth before/after and quality checks. Takes seconds to a minute; reports progress."""
+        workspace = get_workspace()
+        prepared = await anyio.to_thread.run_sync(
+            workspace.prepare_gapfill, model_id, media_id, target_growth_rate, gapfill_mode)
+
+        async def progress(stage: str, fraction: float, message: str) -> None:
+            await ctx.report_progress(round(fraction * 100, 1), 100, f"{stage}: {message}")
+
+        payload = {k: prepared[k] for k in ("model_json", "medium", "target_growth", "mode", "template",
+                                            "atp_correction", "new_model_id")}
+        result = await get_jobs().run("gapfill", payload, progress, timeout_s=GAPFILL_TIMEOUT_S)
+        answer = await anyio.to_thread.run_sync(workspace.store_gapfill, prepared, result)
+        await progress("done", 1.0, f"{answer['num_reactions_added']} reactions added; growth "
+                                    f"{answer['growth_rate_after']:.3f} /h")
+        return answer

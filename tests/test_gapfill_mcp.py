@@ -1,0 +1,118 @@
+"""gapfill_model over MCP (stdio, real SDK client): the whole workflow build -> gapfill -> FBA on
+the real E. coli proteome, paging of added reactions, a second gapfill of the same model, the
+responsive server during the job, and every input error."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from mcp_client import call, stdio_client, structured
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_build_gapfill_fba_over_mcp(server_env: dict[str, str], data_dir: Path, tmp_path: Path) -> None:
+    progress: list[tuple[float, str]] = []
+    env = {**server_env, "GEMFLUX_ALLOWED_ROOTS": f"{tmp_path}{os.pathsep}{data_dir}"}
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, message or ""))
+
+    async with stdio_client(env, "legacy") as client:
+        fasta = str(data_dir / "genomes" / "ecoli_k12_mg1655.faa")
+        draft = await call(client, "build_model", {"fasta_file_path": fasta, "model_name": "ecoli"})
+        assert draft["model_id"] == "ecoli.draft"
+        before = await call(client, "run_fba", {"model_id": "ecoli.draft", "media_id": "glucose_minimal_aerobic"})
+        assert before["objective_value"] < 1e-6  # drafts do not grow
+
+        result: dict[str, Any] = {}
+        lookups: list[float] = []
+
+        async def gapfill() -> None:
+            res = await client.call_tool("gapfill_model", {"model_id": "ecoli.draft",
+                                                           "media_id": "glucose_minimal_aerobic"},
+                                         progress_callback=on_progress)
+            assert not res.is_error, structured(res)
+            result.update(structured(res))
+            result["_chars"] = len(json.dumps(structured(res)))
+
+        async def lookups_meanwhile() -> None:
+            await anyio.sleep(0.5)
+            while not result:
+                started = time.perf_counter()
+                await call(client, "get_compound_name", {"compound_id": "cpd00027"})
+                lookups.append(time.perf_counter() - started)
+                await anyio.sleep(0.2)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(gapfill)
+            group.start_soon(lookups_meanwhile)
+
+        assert result["model_id"] == "ecoli.draft.gf" and result["original_model_id"] == "ecoli.draft"
+        assert result["gapfilling_successful"] and result["growth_rate_after"] >= 0.01
+        checks = result["quality_checks"]
+        assert checks["all_passed"], checks
+        assert checks["atp_with_all_uptakes_closed"]["value"] <= 1e-5
+        assert checks["growth_without_carbon"]["value"] <= 1e-5
+        assert result["atp_correction"]["performed"] and result["atp_correction"]["test_conditions"] > 1
+        assert result["genomescale_gapfill"]["performed"]
+        total = result["reactions_added_total"]
+        assert total == result["num_reactions_added"] > 0
+        assert len(result["reactions_added"]) == min(total, 50)
+        assert result["_chars"] < 80_000  # ~20k tokens
+        stages = [m.split(":")[0] for _, m in progress]
+        assert {"atp_correction", "genomescale", "verify"} <= set(stages), stages
+        values = [v for v, _ in progress]
+        assert values == sorted(values) and values[-1] == 100
+        assert len(lookups) >= 3 and max(lookups) < 2.0, lookups
+
+        # every added reaction is in the new model; pages cover the whole list once
+        seen = [e["id"] for e in result["reactions_added"]]
+        offset = result["reactions_next_offset"]
+        while offset is not None:
+            more = await call(client, "get_model", {"model_id": "ecoli.draft.gf", "gapfill_reactions_offset": offset})
+            seen += [e["id"] for e in more["gapfill_reactions"]["reactions_added"]]
+            offset = more["gapfill_reactions"]["reactions_next_offset"]
+        assert len(seen) == total == len(set(seen))
+
+        # FBA on the stored model agrees with the gapfill's own figure; the draft is untouched
+        after = await call(client, "run_fba", {"model_id": "ecoli.draft.gf", "media_id": "glucose_minimal_aerobic"})
+        assert after["objective_value"] == pytest.approx(result["growth_rate_after"], rel=1e-4, abs=1e-6)
+        original = await call(client, "get_model", {"model_id": "ecoli.draft", "include_predictions": True})
+        assert original["num_reactions"] == draft["num_reactions"]
+        assert any(p["kind"] == "gapfill" for p in original["predictions"])
+
+        # a second gapfill of the same model (another medium) gets its own id and reuses stage 1
+        again = await call(client, "gapfill_model", {"model_id": "ecoli.draft",
+                                                     "media_id": "glucose_minimal_anaerobic"})
+        assert again["model_id"] == "ecoli.draft.gf.v2"
+        assert again["atp_correction"]["test_conditions_reused"]
+        assert again["quality_checks"]["all_passed"], again["quality_checks"]
+        assert again["growth_rate_after"] > 0  # E. coli ferments glucose
+
+
+async def test_gapfill_input_errors(server_env: dict[str, str], data_dir: Path, tmp_path: Path) -> None:
+    async with stdio_client(server_env, "legacy") as client:
+        seqs = {"p1": "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQ"}
+        await call(client, "build_model", {"protein_sequences": seqs, "model_name": "tiny"})
+        base = {"model_id": "tiny.draft", "media_id": "glucose_minimal_aerobic"}
+        body = await call(client, "gapfill_model", {**base, "model_id": "nope.draft"}, error="MODEL_NOT_FOUND")
+        assert "tiny.draft" in json.dumps(body["details"])
+        await call(client, "gapfill_model", {**base, "media_id": "no_such_medium"}, error="MEDIA_NOT_FOUND")
+        for bad in (0, -1, 11):
+            body = await call(client, "gapfill_model", {**base, "target_growth_rate": bad},
+                              error="INVALID_TARGET_GROWTH_RATE")
+            assert body["details"]["valid_range"] == [0.001, 10.0]
+        body = await call(client, "gapfill_model", {**base, "gapfill_mode": "genome"}, error="INVALID_GAPFILL_MODE")
+        assert body["details"]["valid_modes"] == ["full", "atp_only", "genomescale_only"]
+        await call(client, "get_model", {"model_id": "tiny.draft", "gapfill_reactions_offset": 0},
+                   error="NOT_GAPFILLED")
+        listed = await call(client, "list_models", {})
+        assert [m["model_id"] for m in listed["models"]] == ["tiny.draft"]  # nothing stored by failures
