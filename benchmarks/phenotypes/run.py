@@ -23,7 +23,6 @@ from typing import Any
 from benchmarks.phenotypes import score
 
 from gem_flux_mcp.data.biochem import BiochemIndex
-from gem_flux_mcp.data.reference import carveme_data_dir
 from gem_flux_mcp.modeling import gapfill
 from gem_flux_mcp.modeling.annotate import Protein, read_fasta_file, validate_proteins
 from gem_flux_mcp.modeling.build import BuildOptions, build_draft
@@ -33,7 +32,7 @@ CASES = {"with E. coli reference": (), "E. coli + Shigella left out": ECOLI_MODE
 
 
 def proteome() -> tuple[list[Protein], int]:
-    path = carveme_data_dir() / "benchmark" / "fasta" / "Ecoli_K12_MG1655.faa"
+    path = score.BENCH / "fasta" / "Ecoli_K12_MG1655.faa"
     proteins = read_fasta_file(path)
     kept = []
     for protein in proteins:

@@ -24,6 +24,8 @@ from . import align
 
 VALID_AMINO_ACIDS = frozenset("ACDEFGHIKLMNPQRSTVWYU")
 MIN_IDENTITY = 40.0  # percent; below this, a best hit says little about the reaction (ALIGNERS.md)
+WEAK_MIN_IDENTITY = 25.0  # hits from here up to MIN_IDENTITY are kept as weak evidence for gapfilling
+WEAK_EVIDENCE_NOTE = "gemflux_weak_evidence"  # model note: {reaction id: best weak hit}
 
 
 @dataclass
@@ -283,6 +285,9 @@ class HomologyResult:
     queries_assigned: int  # best hit ≥ MIN_IDENTITY on a reference gene with reactions
     excluded_models: tuple[str, ...]
     seconds_aligning: float = 0.0
+    # template reaction id -> best hit below MIN_IDENTITY: not enough to add the reaction, but
+    # makes it cheaper for gapfilling
+    weak: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def best_hits(hits: Iterable[align.Hit]) -> dict[str, list[align.Hit]]:
@@ -351,4 +356,31 @@ def homology_reactions(
     return HomologyResult(
         reactions=reactions, aligner=aligner.describe(), queries_with_hits=len(best),
         queries_assigned=len(best_of), excluded_models=reference.excluded, seconds_aligning=aligned_seconds,
+        weak=_weak_support(best, best_of, rules, aliases, template_ids=template_reaction_ids,
+                           min_identity=min_identity),
     )
+
+
+def _weak_support(best: dict[str, list[align.Hit]], assigned: dict[str, align.Hit], rules: dict[str, Any],
+                  aliases: ReactionAliasSource, template_ids: set[str],
+                  min_identity: float) -> dict[str, dict[str, Any]]:
+    """Template reactions of reference genes that unassigned proteins hit at WEAK_MIN_IDENTITY
+    to min_identity: each with its best such hit."""
+    weak_hits: dict[str, align.Hit] = {}  # reference gene -> best weak hit on it
+    for query, tops in best.items():
+        if query in assigned:
+            continue
+        for hit in tops:
+            if WEAK_MIN_IDENTITY <= hit.identity < min_identity and hit.target in rules and (
+                    hit.target not in weak_hits or hit.identity > weak_hits[hit.target].identity):
+                weak_hits[hit.target] = hit
+    bigg_ids = {rule.reaction for target in weak_hits for rule in rules[target]}
+    to_modelseed = aliases.reaction_ids_for_external("BiGG", bigg_ids)
+    weak: dict[str, dict[str, Any]] = {}
+    for target, hit in weak_hits.items():
+        for rule in rules[target]:
+            for rid in to_modelseed.get(rule.reaction, ()):
+                tid = f"{rid}_c"
+                if tid in template_ids and hit.identity > weak.get(tid, {}).get("identity", 0.0):
+                    weak[tid] = {"gene": hit.query, "reference": hit.target, "identity": round(hit.identity, 1)}
+    return weak

@@ -21,6 +21,7 @@ from ..data.templates import import_modelseedpy, load_template
 from ..errors import LibraryError
 from . import align
 from .annotate import (
+    WEAK_EVIDENCE_NOTE,
     HomologyResult,
     Protein,
     ReactionAliasSource,
@@ -185,6 +186,12 @@ def build_draft(
             "align_seconds": round(homology.seconds_aligning, 2),
         }
     progress("assemble", 0.90, f"draft has {len(model.reactions)} reactions, {len(model.genes)} genes")
+    if homology is not None and homology.weak:
+        weak = {f"{tid}0": hit for tid, hit in sorted(homology.weak.items()) if f"{tid}0" not in model.reactions}
+        model.notes[WEAK_EVIDENCE_NOTE] = json.dumps(weak, sort_keys=True)
+        homology_summary = annotation["homology"]
+        assert isinstance(homology_summary, dict)
+        homology_summary["weakly_supported_reactions"] = len(weak)
     return BuildResult(model=model, annotation=annotation, timings=timings)
 
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from gem_flux_mcp.errors import InfeasibilityError, ValidationError
 from gem_flux_mcp.modeling import media as media_ops
+from gem_flux_mcp.modeling.annotate import WEAK_EVIDENCE_NOTE
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
 
 if TYPE_CHECKING:
@@ -61,7 +62,6 @@ MAX_OFFENDER_TRIALS = 12
 INTEGER_PASS_LIMIT_S = 30.0
 _RXN = re.compile(r"^(rxn\d{5})_([a-z])(\d+)$")
 _CARBON = re.compile(r"C(?![a-z])")
-EVIDENCE_NOTE = "gemflux_weak_evidence"
 
 
 # ---- inputs -----------------------------------------------------------------------------------
@@ -83,6 +83,7 @@ class ReactionFacts:
     imbalanced: frozenset[str] = frozenset()  # mass-imbalanced (status MI)
     reversibility: Mapping[str, str] = field(default_factory=dict)  # thermodynamic estimate: > < = ?
     linked: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # obsolete <-> replacement ids
+    deltag: Mapping[str, float] = field(default_factory=dict)  # standard ΔG'° (kcal/mol) where estimated
 
 
 @dataclass(frozen=True)
@@ -137,9 +138,10 @@ class Network:
 
     def __init__(self, model: cobra.Model, template: Any, deadline: SolverDeadline, *,
                  excluded: AbstractSet[str] = frozenset(), discounts: Mapping[str, float] | None = None,
-                 reversibility: Mapping[str, str] | None = None) -> None:
+                 reversibility: Mapping[str, str] | None = None, deltag: Mapping[str, float] | None = None) -> None:
         discounts = discounts or {}
         reversibility = reversibility or {}
+        deltag = deltag or {}
         self.fluxes: list[Flux] = []
         columns: list[Column] = []
 
@@ -210,6 +212,9 @@ class Network:
         # directions ModelSEED's thermodynamic estimate says a reaction cannot run
         self.disfavored = np.array([
             reversibility.get(f.reaction.split("_")[0]) == ("<" if f.direction > 0 else ">") for f in self.fluxes])
+        # standard ΔG'° in the column's direction (NaN if unknown): an energy-generating cycle
+        # needs at least one step that runs uphill
+        self.uphill = np.array([f.direction * deltag.get(f.reaction.split("_")[0], np.nan) for f in self.fluxes])
         self.atp_column = self.col[(ATP_TEST, 1)]
 
     # -- bounds for a question --------------------------------------------------------------------
@@ -323,10 +328,11 @@ def ban_until_passing(net: Network, lower: np.ndarray, upper: np.ndarray, suspec
     banned: set[int] = set()
     upper = upper.copy()
     for _ in range(max_rounds):
-        if net.lp.maximize(target_column, lower, upper) <= threshold * (1 + 1e-6) + 1e-9:
+        most = net.lp.maximize(target_column, lower, upper)
+        if most <= threshold * (1 + 1e-6) + 1e-9:
             break
         offender = find_offender(net, lower, upper, [i for i in suspects if i not in banned], target_column,
-                                 threshold)
+                                 threshold, most)
         if offender is None:
             break
         banned.add(offender)
@@ -335,11 +341,15 @@ def ban_until_passing(net: Network, lower: np.ndarray, upper: np.ndarray, suspec
 
 
 def find_offender(net: Network, lower: np.ndarray, upper: np.ndarray, suspects: list[int],
-                  target_column: int, threshold: float) -> int | None:
-    """Which one of `suspects` (open columns) to close so flux through `target_column` drops the
-    most below `threshold`: first the cheapest way above the threshold tells who takes part."""
+                  target_column: int, threshold: float, most: float | None = None) -> int | None:
+    """Which one of `suspects` (open columns) to close so flux through `target_column` drops
+    below `threshold` (`most` = its current maximum): first the cheapest way above the threshold
+    tells who takes part."""
+    if most is None:
+        most = net.lp.maximize(target_column, lower, upper)
     lower_t = lower.copy()
-    lower_t[target_column] = threshold * 1.01 + 1e-6
+    # well above the threshold (fluxes of ~1e-6 would hide among solver tolerances), but feasible
+    lower_t[target_column] = min(threshold + max(0.01 * threshold, 1.0), (threshold + most) / 2)
     costs = np.zeros(len(net.fluxes))
     for i in suspects:
         costs[i] = 1.0 + net.costs[i]
@@ -348,9 +358,15 @@ def find_offender(net: Network, lower: np.ndarray, upper: np.ndarray, suspects: 
         return None
     active = [i for i in suspects if values[i] > ACTIVE]
     # a direction ModelSEED's thermodynamics says is impossible is closed first (e.g. an ABC
-    # transporter running backwards); otherwise the one whose closing lowers the flux most
+    # transporter running backwards): the one carrying most of that flux
     disfavored = [i for i in active if net.disfavored[i]]
-    active = disfavored or active
+    if disfavored:
+        return max(disfavored, key=lambda i: (values[i], net.costs[i]))
+    # then the step that runs most steeply uphill by its standard ΔG'°
+    uphill = [i for i in active if net.uphill[i] > 0]
+    if uphill:
+        return max(uphill, key=lambda i: (net.uphill[i], net.costs[i]))
+    # otherwise the one whose closing lowers the flux most (ties: the costliest)
     active.sort(key=lambda i: -net.costs[i])
     best: tuple[float, float, int] | None = None
     for i in active[:MAX_OFFENDER_TRIALS]:
@@ -438,7 +454,8 @@ def correct_atp(model: cobra.Model, core_template: Any, atp_media: Mapping[str, 
                               if model.reactions.get_by_id(rid).bounds != tuple(t.bounds)]
     set_core_directions(model, result.core_directions)
     covered = {f"{t.id}0" for rid, t in core_of.items() if rid != f"{t.id}0"}
-    net = Network(model, core_template, deadline, excluded=covered, reversibility=facts.reversibility)
+    net = Network(model, core_template, deadline, excluded=covered, reversibility=facts.reversibility,
+                  deltag=facts.deltag)
     keep = set(core_of) | set(net.exchange_compound) | set(net.sinks)
     core_candidates = net.gapfill_columns
     empty = atp_media.get("empty", {})
@@ -533,9 +550,11 @@ def gapfill_genome_scale(model: cobra.Model, template: Any, medium: Medium, obje
                          tests: list[AtpTest], atp_media: Mapping[str, Medium], carbon_free: Medium,
                          options: GapfillOptions, excluded: set[str], discounts: Mapping[str, float],
                          deadline: SolverDeadline, progress: Progress,
-                         reversibility: Mapping[str, str] | None = None) -> GenomeScaleResult | None:
+                         facts: ReactionFacts | None = None) -> GenomeScaleResult | None:
     """Stage 2 in place on `model`. None when no set of template reactions reaches the target."""
-    net = Network(model, template, deadline, excluded=excluded, discounts=discounts, reversibility=reversibility)
+    facts = facts or ReactionFacts()
+    net = Network(model, template, deadline, excluded=excluded, discounts=discounts,
+                  reversibility=facts.reversibility, deltag=facts.deltag)
     target_column = net.col.get((objective, 1))
     if target_column is None:
         raise ValidationError("OBJECTIVE_NOT_FORWARD", f"The objective {objective} cannot carry forward flux.")
@@ -640,7 +659,7 @@ def block_directions(model: cobra.Model, blocked: list[tuple[str, int]]) -> None
 
 
 def _weak_evidence(model: cobra.Model) -> dict[str, dict[str, Any]]:
-    raw = model.notes.get(EVIDENCE_NOTE) if isinstance(model.notes, dict) else None
+    raw = model.notes.get(WEAK_EVIDENCE_NOTE) if isinstance(model.notes, dict) else None
     if not raw:
         return {}
     try:
@@ -780,7 +799,7 @@ def gapfill(model: cobra.Model, medium: Medium, options: GapfillOptions, *, geno
         progress("genomescale", 0.40, "building the gapfilling network")
         genome = gapfill_genome_scale(work, genome_template, medium, objective, options.target_growth, tests,
                                       atp_media, no_carbon, options, excluded | blocked_ids,
-                                      evidence_discounts(work), deadline, progress, facts.reversibility)
+                                      evidence_discounts(work), deadline, progress, facts)
         timings["genomescale"] = time.perf_counter() - started - sum(timings.values())
         if genome is None:
             best = _best_possible(work, genome_template, medium, objective, deadline, excluded)
@@ -833,6 +852,7 @@ def reaction_facts(biochem: Any, templates: Iterable[Any], model: cobra.Model | 
         imbalanced=frozenset(k for k, d in details.items() if "MI" in d["status"]),
         reversibility={k: d["reversibility"] for k, d in details.items()},
         linked={k: tuple(d["linked"]) for k, d in details.items() if d["linked"]},
+        deltag={k: d["deltag"] for k, d in details.items() if d["deltag"] is not None and abs(d["deltag"]) < 1e6},
     )
 
 

@@ -149,9 +149,23 @@ def describe(run: GapfillRun, details: ReactionDetails, target: float) -> dict[s
             "growth_improvement": {"before": round(run.growth_before, 6), "after": round(run.growth_after, 6),
                                    "target": target, "met_target": met},
             "gapfilling_assessment": assessment(len(entries)),
+            "warnings": _warnings(run),
         },
         "timings_s": run.timings,
     }
+
+
+def _warnings(run: GapfillRun) -> list[str]:
+    quality = run.quality
+    notes = []
+    if not quality["atp_with_all_uptakes_closed"]["passed"]:
+        notes.append("The model makes ATP with every uptake closed (an energy-generating cycle)"
+                     + (": run gapfill_mode='full' so ATP correction removes it." if run.atp is None else "."))
+    if not quality["growth_without_carbon"]["passed"]:
+        notes.append("The model grows without a carbon source: check mass-imbalanced reactions.")
+    if not quality["growth_on_medium"]["passed"]:
+        notes.append("Growth on the medium is below the target.")
+    return notes
 
 
 def page(entries: list[dict[str, Any]], offset: int, size: int = PAGE_SIZE) -> dict[str, Any]:

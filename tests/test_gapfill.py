@@ -1,0 +1,188 @@
+"""Gapfilling in the library, on drafts built from the real E. coli and B. subtilis proteomes.
+
+Results are checked with COBRApy directly (not with the module's own checks): growth on the
+medium, none without a carbon source, no ATP with every uptake closed; plus known E. coli
+phenotypes (grows aerobically and anaerobically on glucose).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cobra
+import numpy as np
+import pytest
+
+from gem_flux_mcp.data.biochem import BiochemIndex
+from gem_flux_mcp.errors import InfeasibilityError, TimeoutError_
+from gem_flux_mcp.modeling import gapfill as gf
+from gem_flux_mcp.modeling.annotate import read_fasta_file, validate_proteins
+from gem_flux_mcp.modeling.build import BuildOptions, build_draft
+from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
+from gem_flux_mcp.modeling.gapfill_report import describe, page
+
+ATP_HYDROLYSIS = {"cpd00002_c0": -1, "cpd00001_c0": -1, "cpd00008_c0": 1, "cpd00009_c0": 1, "cpd00067_c0": 1}
+
+
+def medium_of(data_dir: Path, name: str) -> dict[str, tuple[float, float]]:
+    raw = json.loads((data_dir / "media" / f"{name}.json").read_text())["compounds"]
+    return {cpd: (float(v["bounds"][0]), float(v["bounds"][1])) for cpd, v in raw.items()}
+
+
+def cobra_growth(model: cobra.Model, medium: dict[str, tuple[float, float]]) -> float:
+    """bio1 optimum with COBRApy, the medium applied by hand (exchanges are `cpd_e0 <=>`)."""
+    with model:
+        for reaction in model.exchanges:
+            cpd = next(iter(reaction.metabolites)).id.split("_")[0]
+            low, high = medium.get(cpd, (0.0, 1000.0))
+            reaction.bounds = (low, high)
+        model.objective = "bio1"
+        value = model.slim_optimize(error_value=0.0)
+    return max(float(value), 0.0)
+
+
+def cobra_atp_from_nothing(model: cobra.Model) -> float:
+    with model:
+        for reaction in model.boundary:
+            if next(iter(reaction.metabolites.values())) < 0:
+                reaction.lower_bound = max(reaction.lower_bound, 0.0)
+            else:
+                reaction.upper_bound = min(reaction.upper_bound, 0.0)
+        test = cobra.Reaction("atp_test", lower_bound=0, upper_bound=1000)
+        test.add_metabolites({model.metabolites.get_by_id(m): c for m, c in ATP_HYDROLYSIS.items()})
+        model.add_reactions([test])
+        model.objective = "atp_test"
+        return max(float(model.slim_optimize(error_value=0.0)), 0.0)
+
+
+def build(data_dir: Path, biochem: BiochemIndex, cache: Path, genome: str, template: str) -> cobra.Model:
+    proteins = validate_proteins(read_fasta_file(data_dir / "genomes" / genome))
+    return build_draft(genome.split(".")[0], proteins, BuildOptions(template=template), data_dir, cache,
+                       biochem).model
+
+
+@pytest.fixture(scope="module")
+def ecoli(data_dir: Path, biochem: BiochemIndex, tmp_path_factory: pytest.TempPathFactory) -> cobra.Model:
+    return build(data_dir, biochem, tmp_path_factory.mktemp("cache"), "ecoli_k12_mg1655.faa", "GramNegative")
+
+
+@pytest.fixture(scope="module")
+def ecoli_run(ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex) -> tuple[gf.GapfillRun, dict[str, Any]]:
+    before = {r.id: r.bounds for r in ecoli.reactions}
+    run = gf.gapfill_from_data(ecoli, medium_of(data_dir, "glucose_minimal_aerobic"), gf.GapfillOptions(),
+                               template_name="GramNegative", data_dir=data_dir, biochem=biochem)
+    assert {r.id: r.bounds for r in ecoli.reactions} == before  # the draft itself is not changed
+    return run, describe(run, biochem.reaction_details, 0.01)
+
+
+# ------------------------------------------------------------------------------ the LP engine
+
+
+def test_flux_lp_agrees_with_cobrapy_on_the_textbook_model() -> None:
+    model = cobra.io.load_model("textbook")
+    columns = [Column(r.id, {m.id: c for m, c in r.metabolites.items()}, r.lower_bound, r.upper_bound)
+               for r in model.reactions]
+    lp = FluxLP(columns, SolverDeadline(60))
+    biomass = lp.index["Biomass_Ecoli_core"]
+    assert lp.maximize(biomass, lp.lower, lp.upper) == pytest.approx(model.slim_optimize(), rel=1e-6)
+
+
+def test_integer_pass_keeps_the_cheapest_route() -> None:
+    # A can become B directly (cost 5) or through C (1 + 1); the LP may mix routes, the integer
+    # pass must keep exactly the two cheap steps
+    columns = [Column("in", {"A": 1}, 0, 10), Column("out", {"B": -1}, 0, 10),
+               Column("direct", {"A": -1, "B": 1}, 0, 0), Column("a_c", {"A": -1, "C": 1}, 0, 0),
+               Column("c_b", {"C": -1, "B": 1}, 0, 0)]
+    lp = FluxLP(columns, SolverDeadline(60))
+    lower, upper = lp.lower.copy(), lp.upper.copy()
+    lower[1] = 1.0
+    upper[2:] = 1000.0
+    costs = {2: 5.0, 3: 1.0, 4: 1.0}
+    assert sorted(lp.cheapest_subset([2, 3, 4], costs, lower, upper, 10)) == [3, 4]
+    upper[3] = 0.0  # without a_c only the direct route is left
+    assert lp.cheapest_subset([2, 4], costs, lower, upper, 10) == [2]
+
+
+# ------------------------------------------------------------------------------ real drafts
+
+
+def test_ecoli_gapfill_grows_without_energy_from_nothing(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]],
+                                                          data_dir: Path, biochem: BiochemIndex) -> None:
+    run, report = ecoli_run
+    medium = medium_of(data_dir, "glucose_minimal_aerobic")
+    model = run.model
+    growth = cobra_growth(model, medium)
+    assert growth >= 0.01 and growth == pytest.approx(run.growth_after, rel=1e-4)
+    assert cobra_growth(model, {c: b for c, b in medium.items() if c != "cpd00027"}) < 1e-6
+    assert cobra_atp_from_nothing(model) < 1e-6
+    assert report["quality_checks"]["all_passed"]
+
+    added = [e for e in report["reactions_added"] if e["source"] in ("template_gapfill", "atp_correction")]
+    assert added and all(e["id"] in model.reactions for e in report["reactions_added"])
+    statuses = biochem.reaction_details(e["id"].split("_")[0] for e in added)
+    assert not [e["id"] for e in added if "MI" in statuses[e["id"].split("_")[0]]["status"]]
+    assert report["num_reactions_added"] == len(report["reactions_added"])
+    chunk = page(report["reactions_added"], 0, 10)
+    assert len(chunk["reactions_added"]) == 10 and chunk["reactions_next_offset"] == 10
+    assert len(json.dumps({**report, "reactions_added": page(report["reactions_added"], 0)["reactions_added"]})) \
+        < 80_000
+
+
+def test_ecoli_atp_correction_is_reusable(ecoli: cobra.Model, ecoli_run: tuple[gf.GapfillRun, dict[str, Any]],
+                                          data_dir: Path, biochem: BiochemIndex) -> None:
+    run, _ = ecoli_run
+    assert run.atp is not None and run.atp.tests[0].medium == "empty"
+    stored = gf.AtpCorrection.from_json(json.loads(json.dumps(run.atp.to_json())))
+    medium = medium_of(data_dir, "glucose_minimal_anaerobic")
+    again = gf.gapfill_from_data(ecoli, medium, gf.GapfillOptions(), template_name="GramNegative",
+                                 data_dir=data_dir, biochem=biochem, previous_atp=stored)
+    assert again.atp_reused and again.atp is stored
+    assert "atp_correction" in again.timings and again.timings["atp_correction"] < run.timings["atp_correction"]
+    assert again.growth_after > 0.01  # E. coli grows anaerobically on glucose
+    assert cobra_atp_from_nothing(again.model) < 1e-6
+    assert cobra_growth(again.model, {c: b for c, b in medium.items() if c != "cpd00027"}) < 1e-6
+
+
+def test_modes(ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex) -> None:
+    medium = medium_of(data_dir, "glucose_minimal_aerobic")
+    atp_only = gf.gapfill_from_data(ecoli, medium, gf.GapfillOptions(mode="atp_only"), template_name="GramNegative",
+                                    data_dir=data_dir, biochem=biochem)
+    assert atp_only.atp is not None and atp_only.genome_scale is None
+    assert cobra_atp_from_nothing(atp_only.model) < 1e-6
+    genome_only = gf.gapfill_from_data(ecoli, medium, gf.GapfillOptions(mode="genomescale_only"),
+                                       template_name="GramNegative", data_dir=data_dir, biochem=biochem)
+    assert genome_only.atp is None and genome_only.genome_scale is not None
+    assert cobra_growth(genome_only.model, medium) >= 0.01
+    # added reactions never make ATP from nothing, but without ATP correction the draft's own
+    # cycles (reversible ABC transporters) stay, and the quality check says so
+    loops = cobra_atp_from_nothing(genome_only.model)
+    assert genome_only.quality["atp_with_all_uptakes_closed"]["passed"] == (loops < 1e-6)
+    assert cobra_atp_from_nothing(ecoli) > 1e-6 and not genome_only.quality["all_passed"]
+
+
+def test_no_nitrogen_source_is_infeasible_and_a_tiny_time_limit_times_out(ecoli: cobra.Model, data_dir: Path,
+                                                                          biochem: BiochemIndex) -> None:
+    medium = {c: b for c, b in medium_of(data_dir, "glucose_minimal_aerobic").items() if c != "cpd00013"}
+    with pytest.raises(InfeasibilityError) as info:
+        gf.gapfill_from_data(ecoli, medium, gf.GapfillOptions(mode="genomescale_only"),
+                             template_name="GramNegative", data_dir=data_dir, biochem=biochem)
+    assert info.value.code == "GAPFILL_INFEASIBLE" and info.value.details["original_model_preserved"]
+    with pytest.raises(TimeoutError_) as timeout:
+        gf.gapfill_from_data(ecoli, medium_of(data_dir, "glucose_minimal_aerobic"),
+                             gf.GapfillOptions(time_limit_s=0.05), template_name="GramNegative",
+                             data_dir=data_dir, biochem=biochem)
+    assert timeout.value.code == "GAPFILL_TIMEOUT"
+
+
+def test_bsubtilis_gapfill_passes_the_quality_checks(data_dir: Path, biochem: BiochemIndex, tmp_path: Path) -> None:
+    draft = build(data_dir, biochem, tmp_path, "bsubtilis_168.faa", "GramPositive")
+    medium = medium_of(data_dir, "glucose_minimal_aerobic")
+    run = gf.gapfill_from_data(draft, medium, gf.GapfillOptions(), template_name="GramPositive",
+                               data_dir=data_dir, biochem=biochem)
+    assert run.quality["all_passed"], run.quality
+    assert cobra_growth(run.model, medium) >= 0.01
+    assert cobra_growth(run.model, {c: b for c, b in medium.items() if c != "cpd00027"}) < 1e-6
+    assert cobra_atp_from_nothing(run.model) < 1e-6
+    assert np.isfinite(run.timings["total"])
