@@ -53,7 +53,7 @@ EMPTY_THRESHOLD = 1e-5  # "no ATP": the solver's tolerance, as in ModelSEEDpy's 
 ATP_MULTIPLIER = {"Glc": 2.0}
 DEFAULT_ATP_MULTIPLIER = 1.2
 MAX_CORE_GAPFILL = 10  # more missing core reactions than this: the organism does not use that medium
-CORE_GAPFILL_DELTA = 2.0  # media whose core gap is this close to the smallest one are accepted too
+CORE_GAPFILL_DELTA = 0.0  # as ModelSEEDpy: only the media with the smallest core gap are used
 WEAK_EVIDENCE_FACTOR = 0.5  # cost multiplier for reactions the genome supports weakly
 FLUX_MAX = 1000.0
 ACTIVE = 1e-7
@@ -340,6 +340,25 @@ def ban_until_passing(net: Network, lower: np.ndarray, upper: np.ndarray, suspec
     return banned
 
 
+def reopen_unneeded(net: Network, tests: list[AtpTest], media: Mapping[str, Medium], added: Iterable[int],
+                    blocked: set[int], order: list[int]) -> set[int]:
+    """Blocking one direction per cycle, early blocks can become unnecessary once later ones
+    close the same cycles: re-open each (last blocked first) if every test still passes."""
+    added = list(added)
+    bounds = [net.bounds(media[t.medium], allowed=added, atp_test=True) for t in tests]
+    kept = set(blocked)
+    for i in reversed(order):
+        kept.discard(i)
+        closed = np.fromiter(kept, dtype=int)
+        for test, (lower, upper) in zip(tests, bounds, strict=True):
+            trial = upper.copy()
+            trial[closed] = 0.0
+            if net.lp.maximize(net.atp_column, lower, trial) > test.threshold * (1 + 1e-6) + 1e-9:
+                kept.add(i)
+                break
+    return kept
+
+
 def find_offender(net: Network, lower: np.ndarray, upper: np.ndarray, suspects: list[int],
                   target_column: int, threshold: float, most: float | None = None) -> int | None:
     """Which one of `suspects` (open columns) to close so flux through `target_column` drops
@@ -502,12 +521,16 @@ def correct_atp(model: cobra.Model, core_template: Any, atp_media: Mapping[str, 
             added.update(solutions[name].columns)
     result.added = [(net.fluxes[i].reaction, net.fluxes[i].direction) for i in sorted(added)]
 
-    # tests from the corrected core: its ATP yields (with a tolerance) bound the genome-scale model
+    # tests: the ATP yield of the corrected core (with a tolerance) bounds the genome-scale model
+    # on every medium where core metabolism works or needs at most MAX_CORE_GAPFILL reactions
+    # (those completed with their own core gapfill for the measurement only, as ModelSEEDpy
+    # adds reactions for the best media alone)
     tests = [AtpTest("empty", EMPTY_THRESHOLD)] if "empty" in atp_media else []
-    for name in result.selected_media:
-        if name == "empty":
+    for name, score in scores.items():
+        if name == "empty" or score > MAX_CORE_GAPFILL:
             continue
-        lower, upper = net.bounds(atp_media[name], only_core=keep, atp_test=True, allowed=added)
+        own = solutions[name].columns if name in solutions else []
+        lower, upper = net.bounds(atp_media[name], only_core=keep, atp_test=True, allowed=[*added, *own])
         atp = net.lp.maximize(net.atp_column, lower, upper)
         threshold = ATP_MULTIPLIER.get(name, DEFAULT_ATP_MULTIPLIER) * atp
         tests.append(AtpTest(name, threshold if threshold > 0 else EMPTY_THRESHOLD))
@@ -519,13 +542,18 @@ def correct_atp(model: cobra.Model, core_template: Any, atp_media: Mapping[str, 
     blocked: set[int] = set()
     internal = [i for i, f in enumerate(net.fluxes) if f.kind == "model" and f.reaction not in keep]
     noncore = [i for i in internal if net.fluxes[i].reaction not in core_of]
+    order: list[int] = []
     for test in tests:
         lower, upper = net.bounds(atp_media[test.medium], allowed=added, atp_test=True)
         upper[np.fromiter(blocked, dtype=int)] = 0.0
         # with nothing to eat, any reaction may be part of the cycle; otherwise core stays as corrected
         suspects = internal if test.medium == "empty" else noncore
-        blocked |= ban_until_passing(net, lower, upper, [i for i in suspects if i not in blocked],
-                                     net.atp_column, test.threshold)
+        newly = ban_until_passing(net, lower, upper, [i for i in suspects if i not in blocked],
+                                  net.atp_column, test.threshold)
+        order += [i for i in suspects if i in newly]
+        blocked |= newly
+    progress("atp_correction", 0.36, "re-opening blocked directions that later blocks made unnecessary")
+    blocked = reopen_unneeded(net, tests, atp_media, added, blocked, order)
     result.blocked = [(net.fluxes[i].reaction, net.fluxes[i].direction) for i in sorted(blocked)]
     apply_changes(model, core_template, result.added, source="atp_correction")
     block_directions(model, result.blocked)
@@ -561,22 +589,29 @@ def gapfill_genome_scale(model: cobra.Model, template: Any, medium: Medium, obje
     lower, upper = net.bounds(medium)
     banned: set[int] = set()
     banned_why: list[tuple[str, int, str]] = []
+    pending_tests = list(tests)
+    cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     candidates = net.gapfill_columns
     for round_ in range(MAX_BAN_ROUNDS):
         progress("genomescale", 0.45 + min(round_, 10) * 0.03,
                  "solving the gapfilling LP" if round_ == 0 else f"re-solving without {len(banned)} banned reactions")
-        solution = cheapest_completion(net, lower, upper, candidates, target_column, target, options.integer_pass,
-                                       banned)
+        # LP answers while banning: any subset of a passing answer passes too (closing columns
+        # only lowers ATP and growth), so the integer pass runs once, at the end
+        solution = cheapest_completion(net, lower, upper, candidates, target_column, target, False, banned)
         if solution is None:
             return None
-        chosen = solution.columns
-        offender, why = _break_test(net, chosen, tests, atp_media, carbon_free, target_column)
+        offender, why = _break_test(net, solution.columns, pending_tests, atp_media, carbon_free, target_column,
+                                    cache)
         if offender is None:
             break
         banned.add(offender)
         banned_why.append((net.fluxes[offender].reaction, net.fluxes[offender].direction, why))
     else:
         return None
+    if options.integer_pass:
+        progress("genomescale", 0.80, "integer pass: the cheapest subset of the LP answer")
+        solution = cheapest_completion(net, lower, upper, candidates, target_column, target, True, banned) or solution
+    chosen = solution.columns
     added = [(net.fluxes[i].reaction, net.fluxes[i].direction) for i in chosen if net.fluxes[i].kind == "template"]
     reversed_ = [(net.fluxes[i].reaction, net.fluxes[i].direction) for i in chosen if net.fluxes[i].kind == "reverse"]
     exchanges = apply_changes(model, template, added + reversed_, source="template_gapfill",
@@ -586,11 +621,17 @@ def gapfill_genome_scale(model: cobra.Model, template: Any, medium: Medium, obje
 
 
 def _break_test(net: Network, chosen: list[int], tests: list[AtpTest], atp_media: Mapping[str, Medium],
-                carbon_free: Medium, target_column: int) -> tuple[int | None, str]:
-    """A chosen column that lets the model make ATP beyond a test or grow without carbon."""
-    for test in tests:
-        lower, upper = net.bounds(atp_media[test.medium], allowed=chosen, atp_test=True)
+                carbon_free: Medium, target_column: int,
+                cache: dict[str, tuple[np.ndarray, np.ndarray]]) -> tuple[int | None, str]:
+    """A chosen column that lets the model make ATP beyond a test or grow without carbon. A
+    failing test moves to the front of `tests`: the next answer usually fails it again."""
+    for k, test in enumerate(tests):
+        if test.medium not in cache:
+            cache[test.medium] = net.bounds(atp_media[test.medium], atp_test=True)
+        lower, upper = cache[test.medium]
+        upper = with_open(upper, chosen)
         if net.lp.maximize(net.atp_column, lower, upper) > test.threshold * (1 + 1e-6) + 1e-9:
+            tests.insert(0, tests.pop(k))
             return find_offender(net, lower, upper, chosen, net.atp_column, test.threshold), f"ATP test {test.medium}"
     lower, upper = net.bounds(carbon_free, allowed=chosen)
     if net.lp.maximize(target_column, lower, upper) > EMPTY_THRESHOLD:
