@@ -435,6 +435,40 @@ class AtpCorrection:
         block_directions(model, self.blocked)
 
 
+_REFERENCE_YIELDS: dict[tuple[int, tuple[str, ...]], dict[str, float]] = {}
+
+
+def core_reference_yields(core_template: Any, atp_media: Mapping[str, Medium],
+                          deadline: SolverDeadline) -> dict[str, float]:
+    """ATP yield of the complete Core template (its own directions) on each ATP medium: what a
+    curated core energy metabolism can make. Computed once per process."""
+    key = (id(core_template), tuple(atp_media))
+    if key not in _REFERENCE_YIELDS:
+        import cobra
+
+        model = cobra.Model("core_reference")
+        reactions = []
+        for template_reaction in core_template.reactions:
+            reaction = template_reaction.to_reaction(model, index="0")
+            reaction.bounds = template_reaction.bounds
+            reactions.append(reaction)
+        model.add_reactions(reactions)
+        exchanges = []
+        for metabolite in model.metabolites:
+            if metabolite.compartment == "e0":
+                exchange = cobra.Reaction(f"EX_{metabolite.id}", lower_bound=-FLUX_MAX, upper_bound=FLUX_MAX)
+                exchange.add_metabolites({metabolite: -1.0})
+                exchanges.append(exchange)
+        model.add_reactions(exchanges)
+        net = Network(model, core_template, deadline)
+        yields = {}
+        for name, medium in atp_media.items():
+            lower, upper = net.bounds(medium, atp_test=True)
+            yields[name] = net.lp.maximize(net.atp_column, lower, upper)
+        _REFERENCE_YIELDS[key] = yields
+    return _REFERENCE_YIELDS[key]
+
+
 def core_counterparts(model: cobra.Model, core_template: Any, linked: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
     """Model reaction id -> its Core template reaction: the same id, or a linked ModelSEED id
     with the same equation (the genome-scale templates use rxn10042 for Core's ATP synthase
@@ -521,17 +555,20 @@ def correct_atp(model: cobra.Model, core_template: Any, atp_media: Mapping[str, 
             added.update(solutions[name].columns)
     result.added = [(net.fluxes[i].reaction, net.fluxes[i].direction) for i in sorted(added)]
 
-    # tests: the ATP yield of the corrected core (with a tolerance) bounds the genome-scale model
-    # on every medium where core metabolism works or needs at most MAX_CORE_GAPFILL reactions
-    # (those completed with their own core gapfill for the measurement only, as ModelSEEDpy
-    # adds reactions for the best media alone)
+    # tests: on each medium core metabolism can use (it makes ATP, or needs at most
+    # MAX_CORE_GAPFILL reactions, counted with its own core gapfill) the genome-scale model may
+    # make at most the tolerance times the ATP yield of the corrected core, or of the complete
+    # Core template if that is higher (drafts whose core lacks respiration would otherwise get
+    # thresholds below glycolysis's, and gapfilling would have to ban biosynthesis); and nothing
+    # may make ATP from nothing
+    reference = core_reference_yields(core_template, atp_media, deadline)
     tests = [AtpTest("empty", EMPTY_THRESHOLD)] if "empty" in atp_media else []
     for name, score in scores.items():
         if name == "empty" or score > MAX_CORE_GAPFILL:
             continue
         own = solutions[name].columns if name in solutions else []
         lower, upper = net.bounds(atp_media[name], only_core=keep, atp_test=True, allowed=[*added, *own])
-        atp = net.lp.maximize(net.atp_column, lower, upper)
+        atp = max(net.lp.maximize(net.atp_column, lower, upper), reference.get(name, 0.0))
         threshold = ATP_MULTIPLIER.get(name, DEFAULT_ATP_MULTIPLIER) * atp
         tests.append(AtpTest(name, threshold if threshold > 0 else EMPTY_THRESHOLD))
     result.tests = tests
@@ -600,12 +637,12 @@ def gapfill_genome_scale(model: cobra.Model, template: Any, medium: Medium, obje
         solution = cheapest_completion(net, lower, upper, candidates, target_column, target, False, banned)
         if solution is None:
             return None
-        offender, why = _break_test(net, solution.columns, pending_tests, atp_media, carbon_free, target_column,
-                                    cache)
-        if offender is None:
+        offenders = _break_tests(net, solution.columns, pending_tests, atp_media, carbon_free, target_column, cache)
+        if not offenders:
             break
-        banned.add(offender)
-        banned_why.append((net.fluxes[offender].reaction, net.fluxes[offender].direction, why))
+        for offender, why in offenders:
+            banned.add(offender)
+            banned_why.append((net.fluxes[offender].reaction, net.fluxes[offender].direction, why))
     else:
         return None
     if options.integer_pass:
@@ -620,23 +657,27 @@ def gapfill_genome_scale(model: cobra.Model, template: Any, medium: Medium, obje
                              net.lp.solves)
 
 
-def _break_test(net: Network, chosen: list[int], tests: list[AtpTest], atp_media: Mapping[str, Medium],
-                carbon_free: Medium, target_column: int,
-                cache: dict[str, tuple[np.ndarray, np.ndarray]]) -> tuple[int | None, str]:
-    """A chosen column that lets the model make ATP beyond a test or grow without carbon. A
-    failing test moves to the front of `tests`: the next answer usually fails it again."""
+def _break_tests(net: Network, chosen: list[int], tests: list[AtpTest], atp_media: Mapping[str, Medium],
+                 carbon_free: Medium, target_column: int,
+                 cache: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[tuple[int, str]]:
+    """Chosen columns to ban so the answer passes the ATP tests and cannot grow without carbon.
+    Tests run in order and stop at the first that needed bans; a test that failed moves to the
+    front of `tests` (a new answer usually fails the same test), so the rounds stay cheap and
+    only an answer that passes everything has been checked against every test."""
+    found: list[tuple[int, str]] = []
     for k, test in enumerate(tests):
         if test.medium not in cache:
             cache[test.medium] = net.bounds(atp_media[test.medium], atp_test=True)
         lower, upper = cache[test.medium]
-        upper = with_open(upper, chosen)
-        if net.lp.maximize(net.atp_column, lower, upper) > test.threshold * (1 + 1e-6) + 1e-9:
+        newly = ban_until_passing(net, lower, with_open(upper, chosen), list(chosen), net.atp_column,
+                                  test.threshold, max_rounds=20)
+        if newly:
             tests.insert(0, tests.pop(k))
-            return find_offender(net, lower, upper, chosen, net.atp_column, test.threshold), f"ATP test {test.medium}"
+            return [(i, f"ATP test {test.medium}") for i in newly]
     lower, upper = net.bounds(carbon_free, allowed=chosen)
-    if net.lp.maximize(target_column, lower, upper) > EMPTY_THRESHOLD:
-        return find_offender(net, lower, upper, chosen, target_column, EMPTY_THRESHOLD), "growth without carbon"
-    return None, ""
+    newly = ban_until_passing(net, lower, upper, list(chosen), target_column, EMPTY_THRESHOLD, max_rounds=20)
+    found += [(i, "growth without carbon") for i in newly]
+    return found
 
 
 # ---- changing the COBRApy model ----------------------------------------------------------------
