@@ -116,3 +116,47 @@ async def test_gapfill_input_errors(server_env: dict[str, str], data_dir: Path, 
                    error="NOT_GAPFILLED")
         listed = await call(client, "list_models", {})
         assert [m["model_id"] for m in listed["models"]] == ["tiny.draft"]  # nothing stored by failures
+
+
+async def test_cancelling_a_gapfill_stops_the_worker(server_env: dict[str, str], data_dir: Path,
+                                                     tmp_path: Path) -> None:
+    from test_build_model_mcp import processes_with
+
+    marker = f"GEMFLUX_TEST_MARKER={tmp_path.name}"
+    env = {**server_env, "GEMFLUX_TEST_MARKER": tmp_path.name,
+           "GEMFLUX_ALLOWED_ROOTS": f"{tmp_path}{os.pathsep}{data_dir}"}
+    async with stdio_client(env, "legacy") as client:
+        fasta = str(data_dir / "genomes" / "ecoli_k12_mg1655.faa")
+        await call(client, "build_model", {"fasta_file_path": fasta, "model_name": "ecoli"})
+        solving = anyio.Event()
+
+        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+            if message and message.startswith("atp_correction"):
+                solving.set()
+
+        async with anyio.create_task_group() as group:
+            async def gapfill() -> None:
+                await client.call_tool("gapfill_model", {"model_id": "ecoli.draft",
+                                                         "media_id": "glucose_minimal_aerobic"},
+                                       progress_callback=on_progress)
+
+            group.start_soon(gapfill)
+            with anyio.fail_after(120):
+                await solving.wait()
+            workers = [cmd for _, cmd in processes_with(marker) if "gem-flux serve" not in cmd]
+            assert workers, "the gapfill should run in a worker process"
+            group.cancel_scope.cancel()
+
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            workers = [cmd for _, cmd in processes_with(marker) if "gem-flux serve" not in cmd]
+            if not workers:
+                break
+            await anyio.sleep(0.2)
+        assert not workers, workers
+        listed = await call(client, "list_models", {})
+        assert [m["model_id"] for m in listed["models"]] == ["ecoli.draft"]  # nothing stored
+        # the next gapfill starts a fresh worker and works
+        done = await call(client, "gapfill_model", {"model_id": "ecoli.draft", "media_id": "glucose_minimal_aerobic",
+                                                    "gapfill_mode": "genomescale_only"})
+        assert done["model_id"] == "ecoli.draft.gf" and done["growth_rate_after"] >= 0.01
