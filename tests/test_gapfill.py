@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from gem_flux_mcp.data.biochem import BiochemIndex
-from gem_flux_mcp.errors import InfeasibilityError, TimeoutError_
+from gem_flux_mcp.errors import InfeasibilityError, LibraryError, TimeoutError_
 from gem_flux_mcp.modeling import gapfill as gf
 from gem_flux_mcp.modeling.annotate import read_fasta_file, validate_proteins
 from gem_flux_mcp.modeling.build import BuildOptions, build_draft
@@ -186,3 +186,11 @@ def test_bsubtilis_gapfill_passes_the_quality_checks(data_dir: Path, biochem: Bi
     assert cobra_growth(run.model, {c: b for c, b in medium.items() if c != "cpd00027"}) < 1e-6
     assert cobra_atp_from_nothing(run.model) < 1e-6
     assert np.isfinite(run.timings["total"])
+
+
+def test_a_failure_inside_a_stage_gets_that_stages_error_code() -> None:
+    with pytest.raises(LibraryError) as info, gf._stage_errors("ATP_CORRECTION_FAILED", "ATP correction"):
+        raise KeyError("cpd99999_c0")
+    assert info.value.code == "ATP_CORRECTION_FAILED" and info.value.details["exception_type"] == "KeyError"
+    with pytest.raises(TimeoutError_), gf._stage_errors("GENOMESCALE_GAPFILL_FAILED", "Genome-scale gapfilling"):
+        SolverDeadline(0.0).remaining()  # our own errors pass through unchanged

@@ -20,12 +20,13 @@ COBRApy: growth on the medium, no growth without carbon, no ATP with all uptakes
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import math
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gem_flux_mcp.errors import InfeasibilityError, ValidationError
+from gem_flux_mcp.errors import GemFluxError, InfeasibilityError, LibraryError, ValidationError
 from gem_flux_mcp.modeling import media as media_ops
 from gem_flux_mcp.modeling.annotate import WEAK_EVIDENCE_NOTE
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
@@ -829,6 +830,22 @@ class GapfillRun:
     objective: str
 
 
+@contextlib.contextmanager
+def _stage_errors(code: str, stage: str) -> Iterator[None]:
+    """A bug or solver failure inside a stage becomes that stage's error code (CONTRACTS §5)."""
+    try:
+        yield
+    except GemFluxError:
+        raise
+    except Exception as exc:
+        raise LibraryError(
+            code, f"{stage} failed: {type(exc).__name__}: {str(exc)[:300]}",
+            details={"stage": stage, "exception_type": type(exc).__name__, "original_model_preserved": True},
+            suggestions=["Retry once; if it fails again, try gapfill_mode='genomescale_only' or another medium, "
+                         "and report it with the arguments used."],
+        ) from exc
+
+
 def pick_objective(model: cobra.Model) -> str:
     if "bio1" in model.reactions:
         return "bio1"
@@ -869,7 +886,8 @@ def gapfill(model: cobra.Model, medium: Medium, options: GapfillOptions, *, geno
             atp, reused = previous_atp, True
             atp.apply(work, core_template)
         else:
-            atp = correct_atp(work, core_template, atp_media, deadline, progress, facts)
+            with _stage_errors("ATP_CORRECTION_FAILED", "ATP correction"):
+                atp = correct_atp(work, core_template, atp_media, deadline, progress, facts)
         timings["atp_correction"] = time.perf_counter() - started - sum(timings.values())
 
     genome: GenomeScaleResult | None = None
@@ -879,9 +897,10 @@ def gapfill(model: cobra.Model, medium: Medium, options: GapfillOptions, *, geno
         excluded = {f"{r}_c0" for r in facts.imbalanced} if options.exclude_imbalanced else set()
         blocked_ids = {r for r, _ in atp.blocked} if atp is not None else set()
         progress("genomescale", 0.40, "building the gapfilling network")
-        genome = gapfill_genome_scale(work, genome_template, medium, objective, options.target_growth, tests,
-                                      atp_media, no_carbon, options, excluded | blocked_ids,
-                                      evidence_discounts(work), deadline, progress, facts)
+        with _stage_errors("GENOMESCALE_GAPFILL_FAILED", "Genome-scale gapfilling"):
+            genome = gapfill_genome_scale(work, genome_template, medium, objective, options.target_growth, tests,
+                                          atp_media, no_carbon, options, excluded | blocked_ids,
+                                          evidence_discounts(work), deadline, progress, facts)
         timings["genomescale"] = time.perf_counter() - started - sum(timings.values())
         if genome is None:
             best = _best_possible(work, genome_template, medium, objective, deadline, excluded)
