@@ -112,6 +112,8 @@ def test_gpr_merges_single_subunit_alternatives_and_keeps_complexes() -> None:
     assert gpr_string([frozenset({a}), frozenset({frozenset({"a", "b"})})]) == "a or b"
     assert gpr_string([frozenset({a}), frozenset({c, d})]) == "a or (c and d)"
     assert gpr_string([frozenset({frozenset({"c", "e"}), d})]) == "((c or e) and d)"
+    # a partial complex (a reference rule whose other subunit had no hit) is not an enzyme of its own
+    assert gpr_string([frozenset({c}), frozenset({c, d}), frozenset({a})]) == "a or (c and d)"
 
 
 # ------------------------------------------------------------------------- homology reference

@@ -257,8 +257,14 @@ def gpr_string(complexes: Iterable[frozenset[frozenset[str]]]) -> str:
     """GPR text for alternative enzymes, each a set of subunits, each a set of genes (isozymes).
 
     One-subunit enzymes merge into one list of alternatives, so the same gene found by two
-    sources appears once: {a} or {a, b} gives "a or b".
+    sources appears once: {a} or {a, b} gives "a or b". An enzyme whose subunits are all part of
+    a larger known complex is that complex with a subunit left unannotated (a reference rule
+    whose other subunit had no hit), not an enzyme of its own: it is dropped, so "a or (a and b)"
+    becomes "(a and b)" and b stays essential.
     """
+    complexes = [frozenset(s for s in cpx if s) for cpx in complexes]
+    complexes = [cpx for cpx in complexes if cpx and not any(
+        len(other) > len(cpx) and all(any(sub <= part for part in other) for sub in cpx) for other in complexes)]
     singles: set[str] = set()
     multi: set[frozenset[frozenset[str]]] = set()
     for cpx in complexes:
