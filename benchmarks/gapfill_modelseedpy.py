@@ -18,7 +18,7 @@ When that happens the 54 media are read from the same `atp_medias.tsv` in the sa
 gapfilling in the same process. Each stage has a wall-clock limit (SIGALRM, main thread only).
 
 Usage:
-    GEMFLUX_DATA_DIR=/work/shared/data .venv/bin/python benchmarks/gapfill_modelseedpy.py \\
+    GEMFLUX_DATA_DIR=../shared/data .venv/bin/python benchmarks/gapfill_modelseedpy.py \\
         --draft /tmp/ecoli_draft.json [--medium glucose_minimal_aerobic] [--template GramNegative] \\
         [--solver glpk] [--stage-timeout 1800] [--json out.json]
 """
@@ -387,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save-model", type=Path, default=None, help="write the gapfilled model (COBRApy JSON)")
     args = parser.parse_args(argv)
 
-    data_dir = args.data_dir or Path(os.environ.get("GEMFLUX_DATA_DIR", "/work/shared/data"))
+    data_dir = args.data_dir or Path(os.environ["GEMFLUX_DATA_DIR"])
     medium_path = Path(args.medium)
     if not medium_path.is_file():
         medium_path = data_dir / "media" / f"{args.medium}.json"
