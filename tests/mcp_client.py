@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import CallToolResult, Implementation
@@ -45,3 +47,29 @@ async def call(client: Client, tool: str, args: dict[str, Any], *, error: str | 
     else:
         assert result.is_error and body["error_code"] == error, body
     return body
+
+
+async def call_while_probing(client: Client, tool: str, args: dict[str, Any],
+                             progress_callback: Any = None) -> tuple[dict[str, Any], list[float]]:
+    """Call a long tool (expecting success) and, while it runs, time a look-up every 0.2 s: the
+    server must keep answering other calls. Returns the structured result and the latencies."""
+    result: dict[str, Any] = {}
+    latencies: list[float] = []
+
+    async def long_call() -> None:
+        res = await client.call_tool(tool, args, progress_callback=progress_callback)
+        assert not res.is_error, structured(res)
+        result.update(structured(res))
+
+    async def probe() -> None:
+        await anyio.sleep(0.5)
+        while not result:
+            started = time.perf_counter()
+            await call(client, "get_compound_name", {"compound_id": "cpd00027"})
+            latencies.append(time.perf_counter() - started)
+            await anyio.sleep(0.2)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(long_call)
+        group.start_soon(probe)
+    return result, latencies

@@ -16,7 +16,7 @@ import pytest
 
 from gem_flux_mcp.errors import LibraryError
 from gem_flux_mcp.modeling.rast import annotate_with_rast
-from mcp_client import call, stdio_client, structured
+from mcp_client import call, call_while_probing, stdio_client
 
 pytestmark = pytest.mark.anyio
 
@@ -61,26 +61,8 @@ async def test_build_over_mcp_with_progress_and_a_responsive_server(server_env: 
         progress.append((value, message or ""))
 
     async with stdio_client(server_env, "legacy") as client:
-        lookups: list[float] = []
-        result: dict[str, Any] = {}
-
-        async def build() -> None:
-            res = await client.call_tool("build_model", {"fasta_file_path": str(fasta), "model_name": "ecoli400"},
-                                         progress_callback=on_progress)
-            assert not res.is_error, structured(res)
-            result.update(structured(res))
-
-        async def lookups_meanwhile() -> None:
-            await anyio.sleep(0.5)
-            while not result:
-                started = time.perf_counter()
-                await call(client, "get_compound_name", {"compound_id": "cpd00027"})
-                lookups.append(time.perf_counter() - started)
-                await anyio.sleep(0.2)
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(build)
-            group.start_soon(lookups_meanwhile)
+        result, lookups = await call_while_probing(
+            client, "build_model", {"fasta_file_path": str(fasta), "model_name": "ecoli400"}, on_progress)
 
         assert result["model_id"] == "ecoli400.draft" and result["state"] == "draft"
         assert result["num_genes"] > 100 and result["annotation"]["gene_associated_reactions"] > 200

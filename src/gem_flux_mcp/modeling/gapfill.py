@@ -131,7 +131,6 @@ class Flux:
     direction: int  # +1 forward, -1 reverse
     kind: str  # "model" (already allowed), "reverse" (reversal of a model reaction), "template", "exchange"
     cost: float = 0.0
-    template_id: str | None = None  # the template reaction (rxn00148_c) for "template"/"reverse"
 
 
 class Network:
@@ -178,7 +177,7 @@ class Network:
                 elif template_reaction is not None and reaction.id not in excluded and \
                         gapfill_dir in ("=", ">" if sign > 0 else "<"):
                     cost = _direction_cost(template_reaction, sign) * discounts.get(reaction.id, 1.0)
-                    add(Flux(reaction.id, sign, "reverse", cost, template_reaction.id), stoich, 0.0, 0.0)
+                    add(Flux(reaction.id, sign, "reverse", cost), stoich, 0.0, 0.0)
         new_extracellular: set[str] = set()
         for template_reaction in template.reactions:
             rid = f"{template_reaction.id}0"
@@ -190,7 +189,7 @@ class Network:
             for sign in (1, -1):
                 if template_reaction.GapfillDirection in ("=", ">" if sign > 0 else "<"):
                     cost = _direction_cost(template_reaction, sign) * discounts.get(rid, 1.0)
-                    add(Flux(rid, sign, "template", cost, template_reaction.id), stoich, 0.0, 0.0)
+                    add(Flux(rid, sign, "template", cost), stoich, 0.0, 0.0)
             new_extracellular.update(m for m in stoich if re.match(r"^cpd\d{5}_e0$", m))
         model_mets = {m.id for m in model.metabolites}
         for met in sorted(new_extracellular - model_mets):
@@ -201,14 +200,12 @@ class Network:
             self.uptake_sign[rid] = -1
             for sign in (1, -1):
                 add(Flux(rid, sign, "exchange"), {met: -1.0}, 0.0, 0.0)
-        for sign in (1,):
-            add(Flux(ATP_TEST, sign, "test"), ATP_HYDROLYSIS, 0.0, 0.0)
+        add(Flux(ATP_TEST, 1, "test"), ATP_HYDROLYSIS, 0.0, 0.0)
         self.lp = FluxLP(columns, deadline)
         self.base_lower = self.lp.lower.copy()
         self.base_upper = self.lp.upper.copy()
         self.costs = np.array([f.cost for f in self.fluxes])
         self.gapfill_columns = np.array([f.kind in ("template", "reverse") for f in self.fluxes])
-        self.exchange_new = np.array([f.kind == "exchange" for f in self.fluxes])
         self.col = {(f.reaction, f.direction): i for i, f in enumerate(self.fluxes)}
         # directions ModelSEED's thermodynamic estimate says a reaction cannot run
         self.disfavored = np.array([
@@ -248,9 +245,6 @@ class Network:
             if only_core is not None and flux.kind == "model" and flux.reaction not in only_core:
                 lower[i] = upper[i] = 0.0
         return lower, upper
-
-    def columns_of(self, reaction: str) -> list[int]:
-        return [i for sign in (1, -1) if (i := self.col.get((reaction, sign), -1)) >= 0]
 
 
 def _template_reaction(template: Any, reaction_id: str) -> Any:
@@ -293,26 +287,21 @@ def cheapest_completion(net: Network, lower: np.ndarray, upper: np.ndarray, cand
     chosen = [int(i) for i in np.flatnonzero(candidates & (values > ACTIVE))]
     solution = Solution(chosen, float(sum(net.costs[i] for i in chosen)))
     if integer_pass and len(chosen) > 1:
-        closed = upper.copy()
-        for i in np.flatnonzero(candidates):
-            if i not in chosen:
-                closed[i] = 0.0
-        subset = net.lp.cheapest_subset(chosen, {i: float(net.costs[i]) for i in chosen}, lower, closed,
-                                        INTEGER_PASS_LIMIT_S)
-        if subset is not None and _feasible(net, subset, candidates, lower, upper):
+        subset = net.lp.cheapest_subset(chosen, {i: float(net.costs[i]) for i in chosen}, lower,
+                                        _only_open(upper, candidates, chosen), INTEGER_PASS_LIMIT_S)
+        # re-checked as a plain LP: guards against the integrality tolerance
+        if subset is not None and net.lp.solve(np.zeros(len(net.fluxes)), lower,
+                                               _only_open(upper, candidates, subset)) is not None:
             solution = Solution(subset, float(sum(net.costs[i] for i in subset)), True)
     return solution
 
 
-def _feasible(net: Network, chosen: list[int], candidates: np.ndarray, lower: np.ndarray,
-              upper: np.ndarray) -> bool:
-    """Re-check an integer answer as a plain LP (guards against integrality tolerance)."""
-    closed = upper.copy()
-    keep = set(chosen)
-    for i in np.flatnonzero(candidates):
-        if i not in keep:
-            closed[i] = 0.0
-    return net.lp.solve(np.zeros(len(net.fluxes)), lower, closed) is not None
+def _only_open(upper: np.ndarray, candidates: np.ndarray, keep: Iterable[int]) -> np.ndarray:
+    """`upper` with every candidate column closed except those in `keep`."""
+    closed = np.where(candidates, 0.0, upper)
+    kept = np.fromiter(keep, dtype=int)
+    closed[kept] = upper[kept]
+    return closed
 
 
 def with_open(upper: np.ndarray, columns: Iterable[int]) -> np.ndarray:
@@ -320,6 +309,11 @@ def with_open(upper: np.ndarray, columns: Iterable[int]) -> np.ndarray:
     for i in columns:
         upper[i] = FLUX_MAX
     return upper
+
+
+def _exceeds(value: float, threshold: float) -> bool:
+    """Above a test's threshold by more than the solver's tolerance."""
+    return value > threshold * (1 + 1e-6) + 1e-9
 
 
 def ban_until_passing(net: Network, lower: np.ndarray, upper: np.ndarray, suspects: list[int],
@@ -330,7 +324,7 @@ def ban_until_passing(net: Network, lower: np.ndarray, upper: np.ndarray, suspec
     upper = upper.copy()
     for _ in range(max_rounds):
         most = net.lp.maximize(target_column, lower, upper)
-        if most <= threshold * (1 + 1e-6) + 1e-9:
+        if not _exceeds(most, threshold):
             break
         offender = find_offender(net, lower, upper, [i for i in suspects if i not in banned], target_column,
                                  threshold, most)
@@ -354,7 +348,7 @@ def reopen_unneeded(net: Network, tests: list[AtpTest], media: Mapping[str, Medi
         for test, (lower, upper) in zip(tests, bounds, strict=True):
             trial = upper.copy()
             trial[closed] = 0.0
-            if net.lp.maximize(net.atp_column, lower, trial) > test.threshold * (1 + 1e-6) + 1e-9:
+            if _exceeds(net.lp.maximize(net.atp_column, lower, trial), test.threshold):
                 kept.add(i)
                 break
     return kept
@@ -454,13 +448,7 @@ def core_reference_yields(core_template: Any, atp_media: Mapping[str, Medium],
             reaction.bounds = template_reaction.bounds
             reactions.append(reaction)
         model.add_reactions(reactions)
-        exchanges = []
-        for metabolite in model.metabolites:
-            if metabolite.compartment == "e0":
-                exchange = cobra.Reaction(f"EX_{metabolite.id}", lower_bound=-FLUX_MAX, upper_bound=FLUX_MAX)
-                exchange.add_metabolites({metabolite: -1.0})
-                exchanges.append(exchange)
-        model.add_reactions(exchanges)
+        model.add_reactions([_new_exchange(m) for m in model.metabolites if m.compartment == "e0"])
         net = Network(model, core_template, deadline)
         yields = {}
         for name, medium in atp_media.items():
@@ -665,7 +653,6 @@ def _break_tests(net: Network, chosen: list[int], tests: list[AtpTest], atp_medi
     Tests run in order and stop at the first that needed bans; a test that failed moves to the
     front of `tests` (a new answer usually fails the same test), so the rounds stay cheap and
     only an answer that passes everything has been checked against every test."""
-    found: list[tuple[int, str]] = []
     for k, test in enumerate(tests):
         if test.medium not in cache:
             cache[test.medium] = net.bounds(atp_media[test.medium], atp_test=True)
@@ -677,8 +664,7 @@ def _break_tests(net: Network, chosen: list[int], tests: list[AtpTest], atp_medi
             return [(i, f"ATP test {test.medium}") for i in newly]
     lower, upper = net.bounds(carbon_free, allowed=chosen)
     newly = ban_until_passing(net, lower, upper, list(chosen), target_column, EMPTY_THRESHOLD, max_rounds=20)
-    found += [(i, "growth without carbon") for i in newly]
-    return found
+    return [(i, "growth without carbon") for i in newly]
 
 
 # ---- changing the COBRApy model ----------------------------------------------------------------
@@ -688,7 +674,6 @@ def apply_changes(model: cobra.Model, template: Any, changes: list[tuple[str, in
                   weak: Mapping[str, float] | None = None) -> list[str]:
     """Add template reactions / open directions; returns ids of exchanges added for new
     extracellular metabolites."""
-    import cobra
 
     directions: dict[str, set[int]] = {}
     for reaction_id, sign in changes:
@@ -715,16 +700,22 @@ def apply_changes(model: cobra.Model, template: Any, changes: list[tuple[str, in
             reaction.notes["gemflux_evidence"] = json.dumps({"weak_homology": hint}, sort_keys=True)
         new_reactions.append(reaction)
     model.add_reactions(new_reactions)
-    added_exchanges = []
-    for metabolite in model.metabolites:
-        if metabolite.compartment == "e0" and not any(len(r.metabolites) == 1 for r in metabolite.reactions):
-            exchange = cobra.Reaction(f"EX_{metabolite.id}", f"Exchange for {metabolite.name}",
-                                      lower_bound=-FLUX_MAX, upper_bound=FLUX_MAX)
-            exchange.add_metabolites({metabolite: -1.0})
-            exchange.notes["gemflux_sources"] = "auto_generated"
-            added_exchanges.append(exchange)
+    added_exchanges = [_new_exchange(m) for m in model.metabolites
+                       if m.compartment == "e0" and not any(len(r.metabolites) == 1 for r in m.reactions)]
+    for exchange in added_exchanges:
+        exchange.notes["gemflux_sources"] = "auto_generated"
     model.add_reactions(added_exchanges)
     return [r.id for r in added_exchanges]
+
+
+def _new_exchange(metabolite: cobra.Metabolite) -> cobra.Reaction:
+    """`EX_<met>: met <=>`, open both ways (a medium sets the uptake when it is applied)."""
+    import cobra
+
+    exchange = cobra.Reaction(f"EX_{metabolite.id}", f"Exchange for {metabolite.name}",
+                              lower_bound=-FLUX_MAX, upper_bound=FLUX_MAX)
+    exchange.add_metabolites({metabolite: -1.0})
+    return exchange
 
 
 def block_directions(model: cobra.Model, blocked: list[tuple[str, int]]) -> None:

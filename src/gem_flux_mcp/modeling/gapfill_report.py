@@ -103,8 +103,8 @@ def describe(run: GapfillRun, details: ReactionDetails, target: float) -> dict[s
     entries = added_reactions(run, details)
     atp = run.atp
     failed = [m for m, v in atp.core_gapfill.items() if v == "failed"] if atp else []
-    unused = [m for m in (atp.core_gapfill if atp else {}) if m not in (atp.selected_media if atp else [])
-              and m not in failed]
+    selected = set(atp.selected_media) if atp else set()
+    unused = [m for m in (atp.core_gapfill if atp else {}) if m not in selected and m not in failed]
     met = run.growth_after >= target * (1 - 1e-6)
     genome = run.genome_scale
     return {

@@ -31,6 +31,15 @@ from gem_flux_mcp.config import Settings
 ProgressCallback = Callable[[str, float, str], Awaitable[None]]
 
 
+def mcp_progress(ctx: Any) -> ProgressCallback:
+    """A job's progress (stage, fraction 0-1, message) as MCP progress notifications on `ctx`."""
+
+    async def report(stage: str, fraction: float, message: str) -> None:
+        await ctx.report_progress(round(fraction * 100, 1), 100, f"{stage}: {message}")
+
+    return report
+
+
 @dataclass
 class _Worker:
     process: multiprocessing.process.BaseProcess

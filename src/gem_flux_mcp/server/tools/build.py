@@ -15,6 +15,7 @@ from gem_flux_mcp.server import schemas
 from gem_flux_mcp.server.envelope import enveloped_async
 from gem_flux_mcp.server.paths import allowed_roots, resolve_user_path
 from gem_flux_mcp.server.resources import get_jobs, get_settings, get_workspace
+from gem_flux_mcp.server.worker import mcp_progress
 
 BUILD_ANNOTATIONS = {"title": "Build draft model", "readOnlyHint": False, "destructiveHint": False,
                      "idempotentHint": False, "openWorldHint": True}  # RAST (opt-in) is on the internet
@@ -84,8 +85,7 @@ def register(mcp: FastMCP) -> None:
         workspace = get_workspace()
         model_id, name = await anyio.to_thread.run_sync(workspace.new_draft_id, model_name)
 
-        async def progress(stage: str, fraction: float, message: str) -> None:
-            await ctx.report_progress(round(fraction * 100, 1), 100, f"{stage}: {message}")
+        progress = mcp_progress(ctx)
 
         payload = {
             "model_id": model_id, "template": template_name, "annotate_with_rast": bool(annotate_with_rast),

@@ -12,6 +12,7 @@ from pydantic import Field
 from gem_flux_mcp.server import schemas
 from gem_flux_mcp.server.envelope import enveloped_async
 from gem_flux_mcp.server.resources import get_jobs, get_workspace
+from gem_flux_mcp.server.worker import mcp_progress
 
 GAPFILL_ANNOTATIONS = {"title": "Gapfill model", "readOnlyHint": False, "destructiveHint": False,
                        "idempotentHint": False, "openWorldHint": False}
@@ -41,8 +42,7 @@ def register(mcp: FastMCP) -> None:
         prepared = await anyio.to_thread.run_sync(
             workspace.prepare_gapfill, model_id, media_id, target_growth_rate, gapfill_mode)
 
-        async def progress(stage: str, fraction: float, message: str) -> None:
-            await ctx.report_progress(round(fraction * 100, 1), 100, f"{stage}: {message}")
+        progress = mcp_progress(ctx)
 
         payload = {k: prepared[k] for k in ("model_json", "medium", "target_growth", "mode", "template",
                                             "atp_correction", "new_model_id")}
