@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -10,7 +11,7 @@ from typing import Any
 import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
-from mcp.types import CallToolResult, Implementation
+from mcp.types import CallToolResult, Implementation, TextContent
 
 from conftest import GEM_FLUX
 
@@ -34,6 +35,13 @@ async def http_client(base_url: str, mode: str, name: str = "pytest") -> AsyncIt
 
 
 def structured(result: CallToolResult) -> dict[str, Any]:
+    """A success's structured content, or an error's envelope: errors carry it as JSON text only,
+    never as structured content (clients validate structured content against the output schema)."""
+    if result.is_error:
+        assert result.structured_content is None, "an error must not carry structured content"
+        texts = [block.text for block in result.content if isinstance(block, TextContent)]
+        assert texts, result.content
+        return dict(json.loads(texts[0]))
     assert result.structured_content is not None, result.content
     return dict(result.structured_content)
 

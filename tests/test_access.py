@@ -20,8 +20,9 @@ TOKEN_B = "token-bravo-0123456789"
 
 @pytest.mark.anyio
 async def test_tokens_separate_workspaces(server_env: dict[str, str], tmp_path: Path) -> None:
-    path = tmp_path / "textbook.json"
-    save_json_model(textbook(), str(path))
+    for lab in ("lab_a", "lab_b"):  # under tokens each workspace reads and writes its own folder
+        (tmp_path / lab).mkdir()
+        save_json_model(textbook(), str(tmp_path / lab / "textbook.json"))
     env = {**server_env, "GEMFLUX_TOKENS": f"{TOKEN_A}=lab_a,{TOKEN_B}=lab_b"}
     proc, url = start_http_server(env, tmp_path / "server.log")
     try:
@@ -38,7 +39,8 @@ async def test_tokens_separate_workspaces(server_env: dict[str, str], tmp_path: 
             return Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode)  # type: ignore[arg-type]
 
         async with await as_lab(TOKEN_A, "legacy") as lab_a:
-            model = structured(await lab_a.call_tool("import_model", {"file_path": str(path), "model_name": "a_model"}))
+            model = structured(await lab_a.call_tool("import_model", {"file_path": "textbook.json",
+                                                                      "model_name": "a_model"}))
             structured(await lab_a.call_tool("build_media", {"compounds": ["cpd00027"], "media_name": "a_media"}))
             assert model["model_id"] == "a_model.draft"
         async with await as_lab(TOKEN_B, "2026-07-28") as lab_b:
@@ -49,7 +51,8 @@ async def test_tokens_separate_workspaces(server_env: dict[str, str], tmp_path: 
             missing = await lab_b.call_tool("get_model", {"model_id": "a_model.draft"})
             assert missing.is_error and structured(missing)["error_code"] == "MODEL_NOT_FOUND"
             # the same name is free in another workspace
-            own = structured(await lab_b.call_tool("import_model", {"file_path": str(path), "model_name": "a_model"}))
+            own = structured(await lab_b.call_tool("import_model", {"file_path": "textbook.json",
+                                                                    "model_name": "a_model"}))
             assert own["model_id"] == "a_model.draft"
         async with httpx.AsyncClient(timeout=30) as http:
             a_sessions = (await http.get(f"{url}/api/sessions",

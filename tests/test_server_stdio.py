@@ -149,7 +149,8 @@ def test_stdout_carries_only_protocol_messages(server_env: dict[str, str]) -> No
     assert [r["id"] for r in replies] == [1, 2, 3]
     assert replies[0]["result"]["serverInfo"]["name"] == "gem-flux"
     assert replies[2]["result"]["isError"] is True
-    assert replies[2]["result"]["structuredContent"]["error_code"] == "INVALID_ARGUMENTS"
+    assert "structuredContent" not in replies[2]["result"]  # errors: the envelope as text only
+    assert json.loads(replies[2]["result"]["content"][0]["text"])["error_code"] == "INVALID_ARGUMENTS"
     assert b"update" not in stderr.lower(), stderr  # no update check or notice
 
 

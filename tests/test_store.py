@@ -19,7 +19,7 @@ import pytest
 
 from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
 from gem_flux_mcp.store import MediaRow, ModelRow, Store, derived_model_id
-from gem_flux_mcp.store.db import DB_FILE_NAME, MIGRATIONS, split_sql
+from gem_flux_mcp.store.db import DB_FILE_NAME, MIGRATIONS, RESULTS_KEPT_PER_KIND, split_sql
 from gem_flux_mcp.store.store import MODEL_BYTES_PER_JSON_BYTE
 
 WS = "local"
@@ -325,6 +325,18 @@ def test_results_newest_first(store: Store) -> None:
     store.delete_model(WS, "a.draft")
     assert store.list_results(WS, "a.draft") == []
     assert store.db.count_results(WS) == 1
+
+
+def test_repeatable_results_are_pruned_history_is_not(store: Store) -> None:
+    add_tiny(store, "a.draft")
+    for i in range(RESULTS_KEPT_PER_KIND + 25):
+        store.add_result(WS, "a.draft", "fba", "glc", {"i": i})
+        if i % 50 == 0:
+            store.add_result(WS, "a.draft", "revision", None, {"i": i})
+    kept = store.list_results(WS, "a.draft", limit=1000)
+    fba = [r.summary["i"] for r in kept if r.kind == "fba"]
+    assert fba == list(range(RESULTS_KEPT_PER_KIND + 24, 24, -1))  # the newest, newest first
+    assert [r.summary["i"] for r in kept if r.kind == "revision"] == [200, 150, 100, 50, 0]
 
 
 # ---- persistence and migrations

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-CONTRACT_VERSION = "1.2.0"
+CONTRACT_VERSION = "2.0.0"
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT_PATH = REPO_ROOT / "contracts" / "tools.json"

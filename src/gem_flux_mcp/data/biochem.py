@@ -111,6 +111,9 @@ def validate_search_args(query: object, limit: object, tool: str) -> tuple[str, 
             suggestions=["Search by name ('glucose'), id, formula, EC number or external id."],
             example_call={"tool": tool, "arguments": {"query": "glucose", "limit": 10}},
         )
+    if "\x00" in query:
+        raise ValidationError("INVALID_QUERY", "query contains a NUL byte.", details={},
+                              example_call={"tool": tool, "arguments": {"query": "glucose", "limit": 10}})
     text = " ".join(query.split())
     if len(text) > MAX_QUERY_LENGTH:
         raise ValidationError(

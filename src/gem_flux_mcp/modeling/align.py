@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import LibraryError
+from ..procutil import die_with_parent
 
 ENV_ALIGNER = "GEMFLUX_ALIGNER"
 MAX_EVALUE = 1e-10
@@ -109,7 +110,8 @@ def search(
 
 
 def _run(cmd: list[str]) -> None:
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # the aligner dies with the process that runs it (a cancelled or killed job leaves nothing behind)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=die_with_parent)
     _, err = proc.communicate()
     if proc.returncode != 0:
         raise LibraryError(

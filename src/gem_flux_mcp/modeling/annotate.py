@@ -10,6 +10,7 @@ Three combinable sources, each reported per reaction:
 
 from __future__ import annotations
 
+import gzip
 import re
 import time
 from collections import Counter, defaultdict
@@ -97,8 +98,11 @@ def read_fasta_file(path: Path) -> list[Protein]:
             details={"fasta_file_path": str(path)}, suggestions=["Point fasta_file_path at a protein FASTA file."],
         )
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = path.read_bytes()
+        if raw[:2] == b"\x1f\x8b":  # gzip (.faa.gz)
+            raw = gzip.decompress(raw)
+        text = raw.decode("utf-8-sig")  # a UTF-8 byte-order mark (Windows editors) is dropped
+    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
         raise ValidationError(
             "FASTA_READ_ERROR", f"Could not read {path}: {exc}",
             details={"fasta_file_path": str(path)}, suggestions=["Give a readable, UTF-8 text FASTA file."],

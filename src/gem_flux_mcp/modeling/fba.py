@@ -24,6 +24,7 @@ TOP_FLUXES = 10
 O2 = "cpd00007"
 _CARBON = re.compile(r"C(?![a-z])")
 _INF_BOUND = 1000.0
+SOLVER_ZERO = 1e-9  # |flux| at or below this is the solver's zero
 
 
 @dataclass(frozen=True)
@@ -138,24 +139,28 @@ def _summarise(model: cobra.Model, fluxes: dict[str, float], solver_status: str,
     # the objective reaction's own flux: for pFBA the solver's objective is the total flux
     objective_value = fluxes[objective]
     kept = {rid: float(v) for rid, v in fluxes.items() if abs(v) > flux_threshold}
+    # The biology (carbon sources, aerobic or not) is read from every nonzero exchange flux;
+    # flux_threshold only trims what is listed.
+    nonzero = {rid: float(fluxes[rid]) for rid in (e.reaction_id for e in exchanges)
+               if rid in fluxes and abs(fluxes[rid]) > SOLVER_ZERO}
     exchange_by_reaction = {e.reaction_id: e for e in exchanges}
-    compound_ids = [e.compound_id for e in exchanges if e.compound_id and e.reaction_id in kept]
-    compound_info = names.compound_info(compound_ids)
-    uptake: list[dict[str, Any]] = []
-    secretion: list[dict[str, Any]] = []
-    for rid, value in kept.items():
-        info = exchange_by_reaction.get(rid)
-        if info is None:
-            continue
+    compound_info = names.compound_info(
+        [cpd for cpd in (exchange_by_reaction[rid].compound_id for rid in nonzero) if cpd])
+    all_uptake: list[dict[str, Any]] = []
+    all_secretion: list[dict[str, Any]] = []
+    for rid, value in nonzero.items():
+        info = exchange_by_reaction[rid]
         net = value if info.sign < 0 else -value  # >0 secretion, <0 uptake in the usual orientation
         metabolite = model.metabolites.get_by_id(info.metabolite_id)
         cpd = info.compound_id or info.metabolite_id
         name, formula = compound_info.get(cpd, (metabolite.name or cpd, metabolite.formula or ""))
         entry = {"compound_id": cpd, "compound_name": name, "formula": formula,
                  "flux": round(net, 6), "reaction_id": rid}
-        (uptake if net < 0 else secretion).append(entry)
-    uptake.sort(key=lambda e: e["flux"])
-    secretion.sort(key=lambda e: -e["flux"])
+        (all_uptake if net < 0 else all_secretion).append(entry)
+    all_uptake.sort(key=lambda e: e["flux"])
+    all_secretion.sort(key=lambda e: -e["flux"])
+    uptake = [e for e in all_uptake if e["reaction_id"] in kept]
+    secretion = [e for e in all_secretion if e["reaction_id"] in kept]
     top_ids = sorted(kept, key=lambda r: -abs(kept[r]))
     db_names = names.reaction_names(_base_reaction_id(r) for r in top_ids[:TOP_FLUXES])
     top = []
@@ -164,8 +169,8 @@ def _summarise(model: cobra.Model, fluxes: dict[str, float], solver_status: str,
         top.append({"reaction_id": rid, "reaction_name": reaction.name or db_names.get(_base_reaction_id(rid), ""),
                     "flux": round(kept[rid], 6), "direction": "forward" if kept[rid] > 0 else "reverse"})
     ordered = dict(sorted(kept.items(), key=lambda item: -abs(item[1]))[:MAX_FLUX_ENTRIES])
-    carbon_sources = [e["compound_name"] for e in uptake if e["formula"] and _CARBON.search(e["formula"])]
-    aerobic = any(e["compound_id"] == O2 for e in uptake)
+    carbon_sources = [e["compound_name"] for e in all_uptake if e["formula"] and _CARBON.search(e["formula"])]
+    aerobic = any(e["compound_id"] == O2 for e in all_uptake)
     internal = len(kept) - len(uptake) - len(secretion)
     growth = objective_value
     return {

@@ -60,12 +60,16 @@ def read_model(path: Path, fmt: str) -> cobra.Model:
     return model
 
 
+EXPORT_FILE_MODE = 0o644
+
+
 def write_model(model: cobra.Model, path: Path, fmt: str) -> int:
     """Write atomically: a temp file beside the target, then rename. Returns the size in bytes."""
     from cobra.io import save_json_model, write_sbml_model
 
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.fchmod(fd, EXPORT_FILE_MODE)  # mkstemp makes 0600; an exported model is for others to read
     os.close(fd)
     tmp = Path(tmp_name)
     try:

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.errors import ValidationError
 
+MAX_ABS_BOUND = 1e6  # mmol/gDW/h; COBRApy's "unbounded" is 1000
+
 if TYPE_CHECKING:  # COBRApy takes ~2 s to import; modules import it where first used
     import cobra
 
@@ -85,8 +87,11 @@ def validate_plan(model: cobra.Model, add: object, remove: object, bounds: objec
         numbers = [float(v) for v in pair if isinstance(v, int | float) and not isinstance(v, bool)]
         if rid not in model.reactions and rid not in plan.add:
             bad[str(rid)] = "not a reaction of this model (bounds)"
-        elif len(pair) != 2 or len(numbers) != 2 or any(math.isnan(n) for n in numbers):
+        elif len(pair) != 2 or len(numbers) != 2:
             bad[str(rid)] = "bounds must be two numbers [lower, upper]"
+        elif not all(math.isfinite(n) and abs(n) <= MAX_ABS_BOUND for n in numbers):
+            bad[str(rid)] = (f"bounds must be finite, from -{MAX_ABS_BOUND:g} to {MAX_ABS_BOUND:g} "
+                             "(1000 is the usual 'unbounded')")
         elif numbers[0] > numbers[1]:
             bad[str(rid)] = f"lower bound {numbers[0]} > upper bound {numbers[1]}"
         else:

@@ -137,6 +137,8 @@ class TokenGuard:
             return
         reset = _current.set(workspace)
         set_cookie = "token" in query and token is not None
+        if "token" in query:  # the access log and the app below never see the token
+            scope["query_string"] = _without_token(scope.get("query_string", b""))
 
         async def send_with_cookie(message: Any) -> None:
             if set_cookie and message["type"] == "http.response.start":
@@ -158,6 +160,27 @@ def _cookies(raw: str) -> dict[str, str]:
         if sep:
             out[name] = value
     return out
+
+
+def _without_token(raw: bytes) -> bytes:
+    from urllib.parse import parse_qsl, urlencode
+
+    pairs = [(k, v) for k, v in parse_qsl(raw.decode("latin-1"), keep_blank_values=True) if k != "token"]
+    return urlencode(pairs).encode("latin-1")
+
+
+class RedactTokens(logging.Filter):
+    """Belt and braces for log lines (the uvicorn access log): `token=...` in a URL is masked."""
+
+    _pattern = re.compile(r"([?&]token=)[^&\s\"']+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.args = tuple(self._pattern.sub(r"\1***", a) if isinstance(a, str) else a
+                                for a in (record.args if isinstance(record.args, tuple) else (record.args,)))
+        if isinstance(record.msg, str):
+            record.msg = self._pattern.sub(r"\1***", record.msg)
+        return True
 
 
 def _query(raw: str) -> dict[str, str]:

@@ -22,7 +22,8 @@ from gem_flux_mcp.config import Settings
 from gem_flux_mcp.contracts import CONTRACT_VERSION
 from gem_flux_mcp.errors import GemFluxError
 from gem_flux_mcp.server import access, dashboard, resources
-from gem_flux_mcp.server.envelope import ArgumentErrorMiddleware
+from gem_flux_mcp.server.arguments import ArgumentErrorMiddleware
+from gem_flux_mcp.server.http_guards import RequestGuard
 from gem_flux_mcp.server.recording import RecordingMiddleware, SessionCloseMiddleware
 from gem_flux_mcp.server.tools import build, gapfill, lookup, session
 
@@ -74,6 +75,7 @@ def create_app(*, with_dashboard: bool = False) -> FastMCP:
 def configure_logging(level: str) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(access.RedactTokens())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
@@ -134,7 +136,7 @@ def serve(args: argparse.Namespace) -> int:
             host_origin_protection=True,
             allowed_origins=list(args.allowed_origin) or None,
             log_level=args.log_level.lower(),
-            middleware=[Middleware(access.TokenGuard),
+            middleware=[Middleware(access.TokenGuard), Middleware(RequestGuard),
                         Middleware(SessionCloseMiddleware, recorder=resources.get_recorder)],
         )
         return 0

@@ -170,13 +170,24 @@ def _e(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def _page(title: str, body: str) -> HTMLResponse:
+# The pages are static HTML with one inline style sheet: no scripts, no frames, no foreign loads.
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; "
+                               "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+
+
+def _page(title: str, body: str, status_code: int = 200) -> HTMLResponse:
     return HTMLResponse(
         f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_e(title)}</title>"
         f"<meta name=viewport content='width=device-width'><style>{_CSS}</style></head><body>"
         f"<nav><a href='/'>Sessions</a><a href='/models'>Models &amp; media</a><a href='/tools'>Tools</a>"
         f"<span class=muted>gem-flux {_e(__version__)} · tool contract {_e(CONTRACT_VERSION)}</span></nav>"
-        f"{body}</body></html>"
+        f"{body}</body></html>",
+        status_code=status_code, headers=SECURITY_HEADERS,
     )
 
 
@@ -235,7 +246,7 @@ def html_routes(source: DashboardSource) -> list[Route]:
         source.sync()
         row = _visible_session(source, request)
         if row is None:
-            return _page("not found", "<h1>Session not found</h1>")
+            return _page("not found", "<h1>Session not found</h1>", status_code=404)
         tool = request.query_params.get("tool") or None
         errors = request.query_params.get("errors") in {"1", "true", "yes", "on"}
         agg = source.store.db.session_aggregates(row.id)

@@ -1,26 +1,27 @@
 """The one place where exceptions become MCP tool results.
 
-Every failure reaches the client as a tool result with `isError: true` and the envelope of
-CONTRACTS.md §2.1 as structured content (plus the same JSON as text for clients that only read
-text), so details and recovery hints are never lost.
+Every failure reaches the client as a tool result with `isError: true` and the error envelope
+(CONTRACTS.md §2.1) as JSON text. Errors carry no structured content: a tool's output schema
+describes its success result, and clients that validate structured content against it (the
+TypeScript SDK, hence the MCP Inspector) would otherwise reject every error. The MCP spec, the
+Python SDK and FastMCP's client all skip output validation for `isError` results. Under tokens,
+server folders are taken out of error texts (see files.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec
 
-from fastmcp.exceptions import NotFoundError as FastMCPNotFound
-from fastmcp.exceptions import ValidationError as FastMCPValidationError
-from fastmcp.server.middleware import Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
 from mcp.types import TextContent
-from pydantic import ValidationError as PydanticValidationError
 
-from gem_flux_mcp.errors import GemFluxError, ServerError, ValidationError
+from gem_flux_mcp.errors import GemFluxError, ServerError
+from gem_flux_mcp.server import resources
 from gem_flux_mcp.server.access import bind_request_workspace
 
 log = logging.getLogger(__name__)
@@ -28,13 +29,28 @@ log = logging.getLogger(__name__)
 P = ParamSpec("P")
 
 
-def result_for(payload: dict[str, Any], *, is_error: bool = False) -> ToolResult:
+def result_for(payload: dict[str, Any]) -> ToolResult:
     text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    return ToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=payload,
-        is_error=is_error,
-    )
+    return ToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+
+
+def error_envelope_result(envelope: dict[str, Any]) -> ToolResult:
+    text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"), default=str)
+    return ToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def error_payload(result: Any) -> dict[str, Any] | None:
+    """The envelope of an error result (its JSON text), or None when it is not one of ours."""
+    if not getattr(result, "is_error", False):
+        return None
+    for block in getattr(result, "content", None) or []:
+        if isinstance(block, TextContent):
+            try:
+                body = json.loads(block.text)
+            except ValueError:
+                return None
+            return body if isinstance(body, dict) and "error_code" in body else None
+    return None
 
 
 def error_result(exc: BaseException, tool_name: str | None) -> ToolResult:
@@ -48,7 +64,10 @@ def error_result(exc: BaseException, tool_name: str | None) -> ToolResult:
             details={"exception_type": type(exc).__name__},
             suggestions=["Retry once; if it fails again, report it with the arguments used."],
         )
-    return result_for(exc.envelope(tool_name), is_error=True)
+    envelope = exc.envelope(tool_name)
+    with contextlib.suppress(GemFluxError):  # resources not loaded (start-up): nothing to scrub against
+        envelope = resources.get_file_area().scrub_payload(envelope)
+    return error_envelope_result(envelope)
 
 
 def enveloped(
@@ -96,55 +115,3 @@ def enveloped_async(
         return wrapper
 
     return decorate
-
-
-def _argument_errors(exc: BaseException) -> list[dict[str, Any]]:
-    cause = exc.__cause__ if not isinstance(exc, PydanticValidationError) else exc
-    if isinstance(cause, PydanticValidationError):
-        return [
-            {
-                "argument": ".".join(str(p) for p in err.get("loc", ()) if p != "call")
-                or "(arguments)",
-                "problem": err.get("msg", ""),
-                "received": _short(err.get("input")),
-            }
-            for err in cause.errors()
-        ]
-    return [{"argument": "(arguments)", "problem": str(exc)[:300], "received": None}]
-
-
-def _short(value: Any) -> Any:
-    if isinstance(value, str) and len(value) > 80:
-        return value[:77] + "..."
-    if isinstance(value, int | float | bool) or value is None or isinstance(value, str):
-        return value
-    return _short(json.dumps(value, default=str)) if value is not None else None
-
-
-class ArgumentErrorMiddleware(Middleware):
-    """Turns FastMCP's argument-validation failures (wrong types, missing or unknown arguments)
-    into the envelope instead of a bare text error."""
-
-    async def on_call_tool(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
-        tool_name = getattr(context.message, "name", None)
-        try:
-            return await call_next(context)
-        except (FastMCPValidationError, PydanticValidationError) as exc:
-            problems = _argument_errors(exc)
-            names = ", ".join(p["argument"] for p in problems)
-            error = ValidationError(
-                "INVALID_ARGUMENTS",
-                f"Invalid arguments for {tool_name}: {names}.",
-                details={"errors": problems},
-                suggestions=["Check the tool's input schema (tools/list) for names and types."],
-                valid_next_steps=[str(tool_name)],
-            )
-            return error_result(error, tool_name)
-        except FastMCPNotFound as exc:
-            error = ValidationError(
-                "UNKNOWN_TOOL",
-                str(exc),
-                details={"requested_tool": tool_name},
-                suggestions=["Call tools/list to see the available tools."],
-            )
-            return error_result(error, tool_name)

@@ -16,6 +16,7 @@ from fastmcp.server.middleware import Middleware, MiddlewareContext
 from mcp.types import TextContent
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from gem_flux_mcp.server.envelope import error_payload
 from gem_flux_mcp.store.activity import ActivityRecorder, CallEvent, ClientIdentity
 from gem_flux_mcp.store.rows import utc_now
 
@@ -64,10 +65,8 @@ def _response_text(result: Any) -> tuple[str, bool, str | None, str | None]:
     else:
         blocks = getattr(result, "content", None) or []
         text = "\n".join(b.text for b in blocks if isinstance(b, TextContent))
-    code = message = None
-    if is_error and isinstance(structured, dict):
-        code, message = structured.get("error_code"), structured.get("message")
-    return text, is_error, code, message
+    envelope = error_payload(result) or {}
+    return text, is_error, envelope.get("error_code"), envelope.get("message")
 
 
 class RecordingMiddleware(Middleware):

@@ -17,9 +17,15 @@ from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.media_library import PredefinedMedium, load_media_library
 from gem_flux_mcp.data.templates import BUILD_TEMPLATES, template_path
 from gem_flux_mcp.errors import DataError, ServerError
-from gem_flux_mcp.server.access import current_workspace
+from gem_flux_mcp.server import access
+from gem_flux_mcp.server.files import FileArea, file_area
 from gem_flux_mcp.server.worker import JobRunner
-from gem_flux_mcp.store.activity import ActivityRecorder
+from gem_flux_mcp.store.activity import (
+    DEFAULT_MAX_ARGUMENT_CHARS,
+    DEFAULT_MAX_CALLS_PER_SESSION,
+    DEFAULT_MAX_RESPONSE_CHARS,
+    ActivityRecorder,
+)
 from gem_flux_mcp.store.store import Store
 from gem_flux_mcp.store.workspace_ops import Workspace
 
@@ -31,6 +37,8 @@ ENV_SESSION_IDLE = "GEMFLUX_SESSION_IDLE_S"
 ENV_SESSION_CLEANUP = "GEMFLUX_SESSION_CLEANUP_S"
 ENV_MAX_SESSIONS = "GEMFLUX_MAX_SESSIONS"
 ENV_RECORD_CHARS = "GEMFLUX_RECORD_RESPONSE_CHARS"
+ENV_RECORD_ARGUMENT_CHARS = "GEMFLUX_RECORD_ARGUMENT_CHARS"
+ENV_MAX_CALLS_PER_SESSION = "GEMFLUX_MAX_CALLS_PER_SESSION"
 ENV_WORKER_IDLE = "GEMFLUX_WORKER_IDLE_S"
 
 
@@ -78,7 +86,9 @@ def load_resources(settings: Settings, *, record_activity: bool = True) -> Resou
             store.db,
             idle_timeout_s=_env_number(ENV_SESSION_IDLE, 1800),
             max_sessions=int(_env_number(ENV_MAX_SESSIONS, 100)),
-            max_response_chars=int(_env_number(ENV_RECORD_CHARS, 16_000)),
+            max_response_chars=int(_env_number(ENV_RECORD_CHARS, DEFAULT_MAX_RESPONSE_CHARS)),
+            max_argument_chars=int(_env_number(ENV_RECORD_ARGUMENT_CHARS, DEFAULT_MAX_ARGUMENT_CHARS)),
+            max_calls_per_session=int(_env_number(ENV_MAX_CALLS_PER_SESSION, DEFAULT_MAX_CALLS_PER_SESSION)),
         )
         recorder.recover()
     templates = tuple(name for name in BUILD_TEMPLATES if template_path(settings.data_dir, name).is_file())
@@ -162,4 +172,9 @@ def get_store() -> Store:
 def get_workspace(workspace_id: str | None = None) -> Workspace:
     """The caller's workspace (the local one, or the one its HTTP token names)."""
     res = _get()
-    return Workspace(res.store, workspace_id or current_workspace(), res.biochem, res.media_library)
+    return Workspace(res.store, workspace_id or access.current_workspace(), res.biochem, res.media_library)
+
+
+def get_file_area() -> FileArea:
+    """The caller's files: its workspace's own folder under tokens, the allowed roots otherwise."""
+    return file_area(_get().settings, access.current_workspace() if access.table().enabled else None)

@@ -1,32 +1,46 @@
-"""Long jobs (model builds, later gapfilling) in a separate, long-lived worker process.
+"""Long jobs (model builds, gapfilling) in separate, long-lived worker processes.
 
-Why a process: GLPK and much of COBRApy/ModelSEEDpy hold the interpreter lock for seconds, which
-would stall every other tool call in a thread. The worker keeps ModelSEEDpy and the parsed
-templates loaded between jobs; it is started on first use and stopped when idle.
+Why processes: GLPK and much of COBRApy/ModelSEEDpy hold the interpreter lock for seconds, which
+would stall every other tool call in a thread. A worker keeps ModelSEEDpy and the parsed
+templates loaded between jobs; workers start on first use (up to GEMFLUX_WORKERS at once) and
+stop when idle.
 
-Cancellation really stops the work: the worker leads its own process group (with the aligner it
-starts), and the whole group is killed. A fresh worker is started for the next job.
-The worker never writes to stdout, which belongs to the MCP protocol under stdio.
+Cancellation really stops the work: each worker leads its own process group (with the aligner it
+starts), and the whole group is killed; a fresh worker is started for the next job. If the server
+dies, even by kill -9, a worker notices within PARENT_WATCH_S and kills its group.
+Workers never write to stdout, which belongs to the MCP protocol under stdio.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from gem_flux_mcp import errors
 from gem_flux_mcp.config import Settings
+from gem_flux_mcp.procutil import pid_alive
+
+log = logging.getLogger(__name__)
+
+ENV_WORKERS = "GEMFLUX_WORKERS"
+JOBS_DIR = "jobs"
+PARENT_WATCH_S = 0.2  # how soon a worker notices its server is gone
 
 ProgressCallback = Callable[[str, float, str], Awaitable[None]]
 
@@ -40,44 +54,164 @@ def mcp_progress(ctx: Any) -> ProgressCallback:
     return report
 
 
-@dataclass
+@dataclass(eq=False)  # compared and hashed by identity
 class _Worker:
     process: multiprocessing.process.BaseProcess
     conn: Connection
     last_used: float
 
 
-class JobRunner:
-    """Runs one job at a time in a worker process; callers queue behind each other."""
+@dataclass(eq=False)
+class _Ticket:
+    """A job waiting for a worker; `granted` is set when it may start."""
 
-    def __init__(self, settings: Settings, idle_timeout_s: float = 600.0) -> None:
+    workspace: str
+    granted: asyncio.Future[None]
+    moved: asyncio.Event  # set when the queue ahead of it changed
+
+
+def default_worker_count() -> int:
+    """GEMFLUX_WORKERS, else one fewer than the cores (one is left for the server), at least 1."""
+    raw = os.environ.get(ENV_WORKERS, "").strip()
+    if raw:
+        try:
+            return max(1, int(raw))
+        except ValueError:
+            log.warning("ignoring %s=%r: not a whole number", ENV_WORKERS, raw)
+    return max(1, (os.cpu_count() or 1) - 1)
+
+
+class JobRunner:
+    """Runs long jobs in up to `max_workers` worker processes at once. Waiting jobs are served
+    round-robin across workspaces (one lab's queue of gapfills does not hold up another's build),
+    first come first served within a workspace; a waiting job is told its position.
+
+    Each job has its own temporary folder `<cache>/jobs/<server pid>-<n>/` (the aligner's files go
+    there), removed when the job ends however it ends; folders left by a server that died are
+    removed when the next one starts.
+    """
+
+    def __init__(self, settings: Settings, idle_timeout_s: float = 600.0, max_workers: int | None = None) -> None:
         self.settings = settings
         self.idle_timeout_s = idle_timeout_s
-        self._worker: _Worker | None = None
-        self._lock = asyncio.Lock()
-        self._guard = threading.Lock()  # _worker is also touched by the cleanup timer thread
+        self.max_workers = max_workers or default_worker_count()
+        self.jobs_dir = settings.cache_dir / JOBS_DIR
+        self._idle: list[_Worker] = []  # started, between jobs (they keep templates loaded)
+        self._busy: set[_Worker] = set()
+        self._running = 0  # granted tickets (a worker is taken right after the grant)
+        self._waiting: dict[str, deque[_Ticket]] = {}
+        self._turns: deque[str] = deque()  # workspaces with waiting jobs, in serving order
+        self._guard = threading.Lock()  # worker lists are also touched by the cleanup timer thread
+        self._job_seq = itertools.count(1)
+        sweep_job_dirs(self.jobs_dir)
+
+    # -- scheduling (event loop thread) ------------------------------------------------------------
 
     async def run(self, job: str, payload: dict[str, Any], on_progress: ProgressCallback,
-                  timeout_s: float | None = None) -> Any:
-        if self._lock.locked():
-            await on_progress("queued", 0.0, "waiting for another long job to finish")
-        async with self._lock:
-            worker = self._ensure_worker()
-            worker.conn.send((job, payload))
-            try:
-                return await asyncio.wait_for(self._receive(worker, on_progress), timeout_s)
-            except TimeoutError:
+                  timeout_s: float | None = None, workspace: str = "local") -> Any:
+        await self._wait_for_turn(workspace, on_progress)
+        job_dir = self.jobs_dir / f"{os.getpid()}-{next(self._job_seq)}"
+        worker: _Worker | None = None
+        try:
+            job_dir.mkdir(parents=True, exist_ok=True)
+            worker = self._take_worker()
+            worker.conn.send((job, payload, str(job_dir)))
+            return await asyncio.wait_for(self._receive(worker, on_progress), timeout_s)
+        except TimeoutError:
+            if worker is not None:
                 self._kill(worker)
-                raise errors.TimeoutError_(
-                    f"{job.upper()}_TIMEOUT", f"The {job} job did not finish within {timeout_s:g} s and was stopped.",
-                    details={"timeout_s": timeout_s},
-                    suggestions=["Retry with a smaller input, or a longer time limit where the tool offers one."],
-                ) from None
-            except BaseException:  # cancelled by the client, or the server is shutting down
+            raise errors.TimeoutError_(
+                f"{job.upper()}_TIMEOUT", f"The {job} job did not finish within {timeout_s:g} s and was stopped.",
+                details={"timeout_s": timeout_s},
+                suggestions=["Retry with a smaller input, or a longer time limit where the tool offers one."],
+            ) from None
+        except BaseException:  # cancelled by the client, or the server is shutting down
+            if worker is not None:
                 self._kill(worker)
-                raise
-            finally:
-                worker.last_used = time.monotonic()
+            raise
+        finally:
+            if worker is not None:
+                self._return_worker(worker)
+            shutil.rmtree(job_dir, ignore_errors=True)
+            self._running -= 1
+            self._grant()
+
+    async def _wait_for_turn(self, workspace: str, on_progress: ProgressCallback) -> None:
+        ticket = _Ticket(workspace, asyncio.get_running_loop().create_future(), asyncio.Event())
+        if workspace not in self._waiting:
+            self._waiting[workspace] = deque()
+            self._turns.append(workspace)
+        self._waiting[workspace].append(ticket)
+        self._grant()
+        reported = 0
+        try:
+            while not ticket.granted.done():
+                ticket.moved.clear()
+                position = self.position(ticket)
+                if position != reported:
+                    reported = position
+                    await on_progress("queued", 0.0, f"position {position}, waiting for one of "
+                                                     f"{self.max_workers} worker(s)")
+                moved: asyncio.Future[Any] = asyncio.ensure_future(ticket.moved.wait())
+                waiters: set[asyncio.Future[Any]] = {ticket.granted, moved}
+                try:
+                    await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    moved.cancel()
+        except BaseException:
+            if ticket.granted.done():  # granted in the meantime: give the slot back
+                self._running -= 1
+                self._grant()
+            else:
+                self._drop(ticket)
+            raise
+
+    def _grant(self) -> None:
+        while self._running < self.max_workers and self._turns:
+            workspace = self._turns.popleft()
+            queue = self._waiting[workspace]
+            ticket = queue.popleft()
+            if queue:
+                self._turns.append(workspace)  # its next job waits for the other workspaces' turns
+            else:
+                del self._waiting[workspace]
+            self._running += 1
+            ticket.granted.set_result(None)
+            self._nudge()
+
+    def _nudge(self) -> None:
+        for queue in self._waiting.values():
+            for ticket in queue:
+                ticket.moved.set()
+
+    def _drop(self, ticket: _Ticket) -> None:
+        queue = self._waiting.get(ticket.workspace)
+        if queue is not None and ticket in queue:
+            queue.remove(ticket)
+            if not queue:
+                del self._waiting[ticket.workspace]
+                self._turns.remove(ticket.workspace)
+            self._nudge()
+
+    def position(self, ticket: _Ticket) -> int:
+        """1 = the next job to start, in the round-robin order the queue will be served."""
+        queues = {ws: list(q) for ws, q in self._waiting.items()}
+        turns = deque(self._turns)
+        n = 0
+        while turns:
+            workspace = turns.popleft()
+            n += 1
+            if queues[workspace].pop(0) is ticket:
+                return n
+            if queues[workspace]:
+                turns.append(workspace)
+        return n
+
+    @property
+    def waiting(self) -> int:
+        return sum(len(q) for q in self._waiting.values())
+
+    # -- worker processes ----------------------------------------------------------------------------
 
     async def _receive(self, worker: _Worker, on_progress: ProgressCallback) -> Any:
         loop = asyncio.get_running_loop()
@@ -107,10 +241,14 @@ class JobRunner:
         finally:
             loop.remove_reader(fd)
 
-    def _ensure_worker(self) -> _Worker:
+    def _take_worker(self) -> _Worker:
         with self._guard:
-            if self._worker is not None and self._worker.process.is_alive():
-                return self._worker
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.process.is_alive():
+                    self._busy.add(worker)
+                    return worker
+                worker.conn.close()
             context = multiprocessing.get_context("spawn")
             parent_conn, child_conn = context.Pipe()
             process = context.Process(
@@ -118,36 +256,59 @@ class JobRunner:
             )
             process.start()
             child_conn.close()
-            self._worker = _Worker(process, parent_conn, time.monotonic())
-            return self._worker
+            worker = _Worker(process, parent_conn, time.monotonic())
+            self._busy.add(worker)
+            return worker
+
+    def _return_worker(self, worker: _Worker) -> None:
+        with self._guard:
+            self._busy.discard(worker)
+            worker.last_used = time.monotonic()
+            if worker.process.is_alive() and not worker.conn.closed:
+                self._idle.append(worker)
 
     def _kill(self, worker: _Worker) -> None:
-        with self._guard:
-            pid = worker.process.pid
-            if pid is not None and worker.process.is_alive():
-                try:
-                    os.killpg(pid, signal.SIGKILL)  # the worker and the aligner it started
-                except (ProcessLookupError, PermissionError):
-                    worker.process.kill()
-            worker.process.join(5)
-            worker.conn.close()
-            if self._worker is worker:
-                self._worker = None
+        pid = worker.process.pid
+        if pid is not None and worker.process.is_alive():
+            try:
+                os.killpg(pid, signal.SIGKILL)  # the worker and the aligner it started
+            except (ProcessLookupError, PermissionError):
+                worker.process.kill()
+        worker.process.join(5)
+        worker.conn.close()
 
-    def stop_idle(self, now: float | None = None) -> bool:
-        """Stop the worker if it has been idle past the timeout (frees its memory)."""
-        worker = self._worker
-        if worker is None or self._lock.locked():
-            return False
-        if (now if now is not None else time.monotonic()) - worker.last_used < self.idle_timeout_s:
-            return False
-        self._kill(worker)
-        return True
+    def stop_idle(self, now: float | None = None) -> int:
+        """Stop workers idle past the timeout (each holds the templates in memory); returns how many."""
+        now = now if now is not None else time.monotonic()
+        with self._guard:
+            stale = [w for w in self._idle if now - w.last_used >= self.idle_timeout_s]
+            self._idle = [w for w in self._idle if w not in stale]
+        for worker in stale:
+            self._kill(worker)
+        return len(stale)
 
     def shutdown(self) -> None:
-        worker = self._worker
-        if worker is not None:
+        with self._guard:
+            workers = [*self._idle, *self._busy]
+            self._idle.clear()
+        for worker in workers:
             self._kill(worker)
+
+
+def sweep_job_dirs(jobs_dir: Path) -> int:
+    """Remove job folders whose server process is gone (a crash or kill -9); returns how many."""
+    removed = 0
+    if not jobs_dir.is_dir():
+        return 0
+    for folder in jobs_dir.iterdir():
+        owner = folder.name.split("-", 1)[0]
+        if owner.isdigit() and int(owner) != os.getpid() and pid_alive(int(owner)):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += 1
+    if removed:
+        log.info("removed %d job folder(s) left by an earlier run", removed)
+    return removed
 
 
 def _error_payload(exc: BaseException) -> dict[str, Any]:
@@ -182,24 +343,29 @@ def worker_main(conn: Connection, settings: Settings, parent_pid: int) -> None:
     def watch_parent() -> None:
         while True:
             if os.getppid() != parent_pid:
-                os._exit(0)  # the server died (even kill -9): do not linger
-            time.sleep(1.0)
+                # the server died (even kill -9): take the whole group down, aligner included
+                os.killpg(os.getpgid(0), signal.SIGKILL)
+            time.sleep(PARENT_WATCH_S)
 
     threading.Thread(target=watch_parent, daemon=True, name="parent-watch").start()
     from gem_flux_mcp.server import worker_jobs
 
     while True:
         try:
-            job, payload = conn.recv()
+            job, payload, job_dir = conn.recv()
         except (EOFError, OSError):
             return
 
         def progress(stage: str, fraction: float, message: str) -> None:
             conn.send(("progress", stage, fraction, message))
 
+        tempfile.tempdir = job_dir  # the job's temporary files (aligner databases) live in its folder
+        os.environ["TMPDIR"] = job_dir
         try:
             result = worker_jobs.JOBS[job](settings, payload, progress)
         except BaseException as exc:
             conn.send(("error", _error_payload(exc)))
         else:
             conn.send(("done", result))
+        finally:
+            tempfile.tempdir = None

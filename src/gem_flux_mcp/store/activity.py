@@ -28,7 +28,10 @@ log = logging.getLogger(__name__)
 
 DEFAULT_IDLE_TIMEOUT_S = 1800.0
 DEFAULT_MAX_SESSIONS = 100
-DEFAULT_MAX_RESPONSE_CHARS = 16_000
+DEFAULT_MAX_RESPONSE_CHARS = 4_000
+DEFAULT_MAX_ARGUMENT_CHARS = 2_000
+MAX_ERROR_MESSAGE_CHARS = 300  # the full message is in the recorded response
+DEFAULT_MAX_CALLS_PER_SESSION = 2_000  # older calls of a longer session are dropped (counts stay true)
 CHARS_PER_TOKEN = 4  # the usual rule of thumb for English/JSON text with GPT/Claude tokenizers
 
 
@@ -88,8 +91,12 @@ class ActivityRecorder:
         idle_timeout_s: float = DEFAULT_IDLE_TIMEOUT_S,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         max_response_chars: int = DEFAULT_MAX_RESPONSE_CHARS,
+        max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
+        max_calls_per_session: int = DEFAULT_MAX_CALLS_PER_SESSION,
     ) -> None:
         self.db = db
+        self.max_argument_chars = max_argument_chars
+        self.max_calls_per_session = max_calls_per_session
         self.idle_timeout_s = idle_timeout_s
         self.max_sessions = max_sessions
         self.max_response_chars = max_response_chars
@@ -203,7 +210,7 @@ class ActivityRecorder:
 
     def _write(self, calls: list[CallRow]) -> None:
         if calls:
-            self.db.insert_calls(calls)
+            self.db.insert_calls(calls, self.max_calls_per_session)
             calls.clear()
 
     def _session_for(self, identity: ClientIdentity, seen: float, pending: list[CallRow]) -> _Live:
@@ -250,10 +257,11 @@ class ActivityRecorder:
         return CallRow(
             id=str(uuid.uuid4()), session_id=live.session_id, workspace=event.identity.workspace, seq=live.seq,
             client_name=event.identity.client_name, client_version=event.identity.client_version,
-            tool_name=event.tool_name, arguments=_jsonable(event.arguments),
+            tool_name=event.tool_name, arguments=capped_arguments(event.arguments, self.max_argument_chars),
             response=text[: self.max_response_chars] if truncated else text, response_size=len(text),
             response_truncated=truncated, is_error=event.is_error, error_code=event.error_code,
-            error_message=event.error_message, duration_ms=round(event.duration_ms, 3), timestamp=event.timestamp,
+            error_message=(event.error_message or "")[:MAX_ERROR_MESSAGE_CHARS] or None,
+            duration_ms=round(event.duration_ms, 3), timestamp=event.timestamp,
             request_id=event.request_id, annotations=event.annotations, tokens=estimate_tokens(text),
         )
 
@@ -264,3 +272,38 @@ def _jsonable(value: Any) -> Any:
         return value
     except (TypeError, ValueError):
         return json.loads(json.dumps(value, default=str))
+
+
+def capped_arguments(value: Any, max_chars: int) -> Any:
+    """Arguments as recorded: in full when their JSON fits in `max_chars`, otherwise with long
+    texts cut and long lists/objects shortened, each cut marked, so the record stays bounded."""
+    value = _jsonable(value)
+    if len(json.dumps(value)) <= max_chars:
+        return value
+    text_limit, item_limit = 200, 20
+    while True:
+        shortened = _shorten(value, text_limit, item_limit)
+        if len(json.dumps(shortened)) <= max_chars or text_limit <= 20:
+            break
+        text_limit, item_limit = text_limit // 2, max(item_limit // 2, 2)
+    if len(json.dumps(shortened)) > max_chars:  # very many arguments
+        return {TRUNCATED_MARK: f"arguments of {len(json.dumps(value))} characters not recorded"}
+    return shortened
+
+
+TRUNCATED_MARK = "...truncated"
+
+
+def _shorten(value: Any, text_limit: int, item_limit: int) -> Any:
+    if isinstance(value, str):
+        return value if len(value) <= text_limit else f"{value[:text_limit]}{TRUNCATED_MARK} ({len(value)} chars)"
+    if isinstance(value, list):
+        head = [_shorten(v, text_limit, item_limit) for v in value[:item_limit]]
+        return head + ([f"{TRUNCATED_MARK} ({len(value)} items)"] if len(value) > item_limit else [])
+    if isinstance(value, dict):
+        items = list(value.items())
+        out = {str(k)[:text_limit]: _shorten(v, text_limit, item_limit) for k, v in items[:item_limit]}
+        if len(items) > item_limit:
+            out[TRUNCATED_MARK] = f"{len(items)} entries"
+        return out
+    return value

@@ -16,6 +16,7 @@ import json
 import logging
 import sqlite3
 import threading
+import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -523,6 +524,13 @@ class Database:
                 (workspace, model_id, kind, media_id, created_at, summary_json),
             )
             result_id = cursor.lastrowid  # PostgreSQL: INSERT ... RETURNING id
+            if kind in PRUNED_RESULT_KINDS:  # repeatable runs: keep the newest, not every one ever made
+                conn.execute(
+                    "DELETE FROM results WHERE workspace = ? AND model_id = ? AND kind = ? AND id <= ("
+                    "SELECT id FROM results WHERE workspace = ? AND model_id = ? AND kind = ? "
+                    "ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                    (workspace, model_id, kind, workspace, model_id, kind, RESULTS_KEPT_PER_KIND),
+                )
         assert result_id is not None
         return ResultRow(result_id, workspace, model_id, kind, media_id, created_at, json.loads(summary_json))
 
@@ -567,8 +575,10 @@ class Database:
             ).rowcount
         return int(pruned)
 
-    def insert_calls(self, calls: Sequence[CallRow]) -> None:
-        """Insert calls and bump their sessions' counters in one transaction."""
+    def insert_calls(self, calls: Sequence[CallRow], keep_per_session: int | None = None) -> None:
+        """Insert calls and bump their sessions' counters in one transaction; with
+        `keep_per_session`, a session's older calls beyond that many are dropped (its counters
+        still count them)."""
         if not calls:
             return
         with self.transaction() as conn:
@@ -580,9 +590,10 @@ class Database:
             conn.executemany(
                 f"INSERT INTO tool_calls ({_CALL_COLUMNS}) VALUES ({','.join('?' * 19)})",
                 [(c.id, c.session_id, c.workspace, c.seq, c.client_name, c.client_version, c.tool_name,
-                  json.dumps(c.arguments, default=str), c.response, c.response_size, int(c.response_truncated),
-                  int(c.is_error), c.error_code, c.error_message, c.duration_ms, c.timestamp, c.request_id,
-                  None if c.annotations is None else json.dumps(c.annotations), c.tokens) for c in kept],
+                  pack_text(json.dumps(c.arguments, default=str)), pack_text(c.response), c.response_size,
+                  int(c.response_truncated), int(c.is_error), c.error_code, c.error_message, c.duration_ms,
+                  c.timestamp, c.request_id, None if c.annotations is None else json.dumps(c.annotations), c.tokens)
+                 for c in kept],
             )
             totals: dict[str, tuple[int, int, str]] = {}
             for c in kept:
@@ -593,6 +604,11 @@ class Database:
                 "last_activity = CASE WHEN last_activity > ? THEN last_activity ELSE ? END WHERE id = ?",
                 [(n, t, last, last, sid) for sid, (n, t, last) in totals.items()],
             )
+            if keep_per_session is not None:
+                conn.executemany(
+                    "DELETE FROM tool_calls WHERE session_id = ? AND seq <= (SELECT MAX(seq) FROM tool_calls "
+                    "WHERE session_id = ?) - ?", [(sid, sid, keep_per_session) for sid in totals],
+                )
 
     def touch_session(self, session_id: str, when: str) -> None:
         with self.transaction() as conn:
@@ -695,11 +711,30 @@ def _session_row(r: sqlite3.Row) -> SessionRow:
     )
 
 
+PRUNED_RESULT_KINDS = frozenset({"fba"})  # revisions and gapfills are history: never pruned
+RESULTS_KEPT_PER_KIND = 200
+PACK_MIN_CHARS = 256  # shorter texts are kept as they are
+
+
+def pack_text(text: str | None) -> str | bytes | None:
+    """Recorded arguments and responses are stored zlib-compressed (a BLOB in the TEXT column;
+    JSON shrinks 3-5x) once they are long enough to gain from it."""
+    if text is None or len(text) < PACK_MIN_CHARS:
+        return text
+    return zlib.compress(text.encode("utf-8"), 6)
+
+
+def unpack_text(value: str | bytes | None) -> str | None:
+    if isinstance(value, bytes):
+        return zlib.decompress(value).decode("utf-8")
+    return value
+
+
 def _call_row(r: sqlite3.Row) -> CallRow:
     return CallRow(
         id=str(r["id"]), session_id=str(r["session_id"]), workspace=str(r["workspace"]), seq=int(r["seq"]),
         client_name=r["client_name"], client_version=r["client_version"], tool_name=str(r["tool_name"]),
-        arguments=json.loads(r["arguments_json"]), response=r["response_json"],
+        arguments=json.loads(unpack_text(r["arguments_json"]) or "null"), response=unpack_text(r["response_json"]),
         response_size=int(r["response_size"]), response_truncated=bool(r["response_truncated"]),
         is_error=bool(r["is_error"]), error_code=r["error_code"], error_message=r["error_message"],
         duration_ms=float(r["duration_ms"]), timestamp=str(r["timestamp"]), request_id=r["request_id"],

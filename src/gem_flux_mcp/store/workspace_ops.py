@@ -26,6 +26,8 @@ log = logging.getLogger(__name__)
 FILTER_STATES = ("all", "draft", "gapfilled")
 GAPFILL_MODES = ("full", "atp_only", "genomescale_only")
 MAX_TARGET_GROWTH = 10.0
+MAX_FLUX_THRESHOLD = 1000.0  # mmol/gDW/h: above it nothing is listed
+MAX_REASON_CHARS = 2000  # a revision reason is a note, kept with every revision
 # Exchange -> ModelSEED compound resolution per loaded model object (cached models never change
 # their reactions: edits make new models), so repeated FBA skips ~10 ms of work.
 _EXCHANGES: WeakKeyDictionary[Any, list[media.ExchangeInfo]] = WeakKeyDictionary()
@@ -421,6 +423,12 @@ class Workspace:
                      revision_name: object = None) -> dict[str, Any]:
         """A new revision in the same lineage; the source model stays untouched."""
         key = self._model_key(model_id)
+        if isinstance(reason, str) and len(reason) > MAX_REASON_CHARS:
+            raise ValidationError(
+                "REASON_TOO_LONG", f"reason is {len(reason)} characters long; the maximum is {MAX_REASON_CHARS}.",
+                details={"length": len(reason), "max_length": MAX_REASON_CHARS},
+                suggestions=["Say why in a few sentences; put long notes in a file of your own."],
+            )
         if not isinstance(reason, str) or not reason.strip():
             raise ValidationError(
                 "MISSING_REASON", "reason must say why the model is revised (it is kept in the history).",
@@ -508,10 +516,12 @@ class Workspace:
     def run_fba(self, model_id: object, media_id: object, objective: object = "bio1", maximize: bool = True,
                 flux_threshold: object = 1e-6, pfba: bool = False) -> dict[str, Any]:
         key = self._model_key(model_id)
-        if isinstance(flux_threshold, bool) or not isinstance(flux_threshold, int | float) or flux_threshold < 0:
+        if isinstance(flux_threshold, bool) or not isinstance(flux_threshold, int | float) \
+                or not 0 <= flux_threshold <= MAX_FLUX_THRESHOLD:  # NaN fails both comparisons
             raise ValidationError(
-                "INVALID_FLUX_THRESHOLD", f"flux_threshold must be a number >= 0; got {flux_threshold!r}.",
-                details={"provided_threshold": repr(flux_threshold)[:30], "minimum": 0},
+                "INVALID_FLUX_THRESHOLD",
+                f"flux_threshold must be a finite number from 0 to {MAX_FLUX_THRESHOLD:g}; got {flux_threshold!r}.",
+                details={"provided_threshold": repr(flux_threshold)[:30], "minimum": 0, "maximum": MAX_FLUX_THRESHOLD},
                 suggestions=["Use the default 1e-6, or 0 to keep every nonzero flux."],
             )
         row = self.store.get_model_row(self.workspace_id, key)

@@ -13,8 +13,7 @@ from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.annotate import Protein, read_fasta_file, validate_proteins
 from gem_flux_mcp.server import schemas
 from gem_flux_mcp.server.envelope import enveloped_async
-from gem_flux_mcp.server.paths import allowed_roots, resolve_user_path
-from gem_flux_mcp.server.resources import get_jobs, get_settings, get_workspace
+from gem_flux_mcp.server.resources import get_file_area, get_jobs, get_settings, get_workspace
 from gem_flux_mcp.server.worker import mcp_progress
 
 BUILD_ANNOTATIONS = {"title": "Build draft model", "readOnlyHint": False, "destructiveHint": False,
@@ -35,8 +34,7 @@ def read_inputs(protein_sequences: object, fasta_file_path: object) -> list[Prot
             example_call={"tool": "build_model", "arguments": {"fasta_file_path": "genome.faa"}},
         )
     if fasta_file_path is not None:
-        path = resolve_user_path(fasta_file_path, allowed_roots(get_settings().state_dir),
-                                 param="fasta_file_path", must_exist=False)
+        path = get_file_area().resolve(fasta_file_path, param="fasta_file_path", must_exist=False)
         return validate_proteins(read_fasta_file(path))
     if not isinstance(protein_sequences, dict):
         raise ValidationError("INVALID_PROTEIN_SEQUENCES", "protein_sequences must be an object {id: sequence}.",
@@ -93,7 +91,8 @@ def register(mcp: FastMCP) -> None:
             "exclude_reference_models": excluded,
             "proteins": [(p.id, p.sequence, p.description) for p in proteins],
         }
-        built = await get_jobs().run("build", payload, progress, timeout_s=BUILD_TIMEOUT_S)
+        built = await get_jobs().run("build", payload, progress, timeout_s=BUILD_TIMEOUT_S,
+                                     workspace=workspace.workspace_id)
         await progress("store", 0.95, f"storing {model_id}")
         result = await anyio.to_thread.run_sync(
             lambda: workspace.store_draft(model_id, name, template_name, built, bool(annotate_with_rast)))

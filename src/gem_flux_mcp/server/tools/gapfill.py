@@ -46,7 +46,8 @@ def register(mcp: FastMCP) -> None:
 
         payload = {k: prepared[k] for k in ("model_json", "medium", "target_growth", "mode", "template",
                                             "atp_correction", "new_model_id")}
-        result = await get_jobs().run("gapfill", payload, progress, timeout_s=GAPFILL_TIMEOUT_S)
+        result = await get_jobs().run("gapfill", payload, progress, timeout_s=GAPFILL_TIMEOUT_S,
+                                        workspace=workspace.workspace_id)
         answer = await anyio.to_thread.run_sync(workspace.store_gapfill, prepared, result)
         await progress("done", 1.0, f"{answer['num_reactions_added']} reactions added; growth "
                                     f"{answer['growth_rate_after']:.3f} /h")

@@ -9,8 +9,7 @@ from pydantic import Field
 
 from gem_flux_mcp.server import schemas
 from gem_flux_mcp.server.envelope import enveloped
-from gem_flux_mcp.server.paths import allowed_roots, resolve_user_path
-from gem_flux_mcp.server.resources import get_settings, get_workspace
+from gem_flux_mcp.server.resources import get_file_area, get_workspace
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 CREATES = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
@@ -101,11 +100,12 @@ def register(mcp: FastMCP) -> None:
     ) -> dict[str, Any]:
         """Load a model file into the workspace (ModelSEED or any other namespace; media are
         matched to exchanges through ModelSEED ids and BiGG ids)."""
-        settings = get_settings()
-        path = resolve_user_path(file_path, allowed_roots(settings.state_dir), param="file_path", must_exist=True)
-        return get_workspace().import_model(path, model_name, format)
+        area = get_file_area()
+        path = area.resolve(file_path, param="file_path", must_exist=True)
+        return area.scrub_payload(get_workspace().import_model(path, model_name, format))
 
-    @mcp.tool(name="export_model", annotations={"title": "Export model", **CREATES, "idempotentHint": True},
+    @mcp.tool(name="export_model", annotations={"title": "Export model", **CREATES, "destructiveHint": True,
+                                                            "idempotentHint": True},
               output_schema=schemas.output_schema(schemas.ExportModelResult))
     @enveloped("export_model")
     def export_model(
@@ -116,9 +116,9 @@ def register(mcp: FastMCP) -> None:
                                             "default from the extension")] = None,
     ) -> dict[str, Any]:
         """Write a stored model to a file as SBML level 3 with FBC, or COBRApy JSON."""
-        settings = get_settings()
-        path = resolve_user_path(file_path, allowed_roots(settings.state_dir), param="file_path", must_exist=False)
-        return get_workspace().export_model(model_id, path, format)
+        area = get_file_area()
+        path = area.resolve(file_path, param="file_path", must_exist=False, for_write=True)
+        return area.scrub_payload(get_workspace().export_model(model_id, path, format))
 
     @mcp.tool(name="revise_model", annotations={"title": "Revise model", **CREATES},
               output_schema=schemas.output_schema(schemas.ReviseModelResult))

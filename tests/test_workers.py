@@ -1,0 +1,147 @@
+"""Worker processes: several jobs at once, fair across workspaces, nothing left behind after a
+cancel or a crash (kill -9 of the server during an alignment)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from conftest import GEM_FLUX
+from gem_flux_mcp.config import Settings
+from gem_flux_mcp.server.worker import JobRunner
+from mcp_client import call, stdio_client
+from test_build_model_mcp import processes_with, write_subset
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_waiting_jobs_are_served_round_robin_across_workspaces(tmp_path: Path) -> None:
+    """The scheduler alone (no job is sent to a worker): lab A queues three jobs, then lab B one;
+    with one worker busy, B's job is the second to start, not the fourth."""
+    runner = JobRunner(Settings.resolve(tmp_path, tmp_path / "state", tmp_path / "cache"), max_workers=1)
+    runner._running = 1  # a job of lab A holds the only worker
+    started: list[str] = []
+    positions: dict[str, list[str]] = {}
+
+    async def wait(name: str, workspace: str) -> None:
+        async def progress(stage: str, fraction: float, message: str) -> None:
+            positions.setdefault(name, []).append(message)
+
+        await runner._wait_for_turn(workspace, progress)
+        started.append(name)
+
+    async with anyio.create_task_group() as group:
+        for name, workspace in (("a1", "lab_a"), ("a2", "lab_a"), ("a3", "lab_a"), ("b1", "lab_b")):
+            group.start_soon(wait, name, workspace)
+            await anyio.sleep(0.01)
+        await anyio.sleep(0.05)
+        assert runner.waiting == 4 and started == []
+        assert positions["b1"][0].startswith("position 2,")
+        for _ in range(4):  # each finished job frees the worker for the next
+            runner._running -= 1
+            runner._grant()
+            await anyio.sleep(0.05)
+    assert started == ["a1", "b1", "a2", "a3"]
+    assert [m.split(",")[0] for m in positions["a3"]] == ["position 3", "position 2", "position 1"]
+
+
+async def test_a_cancelled_waiting_job_leaves_the_queue(tmp_path: Path) -> None:
+    runner = JobRunner(Settings.resolve(tmp_path, tmp_path / "state", tmp_path / "cache"), max_workers=1)
+    runner._running = 1
+
+    async def progress(stage: str, fraction: float, message: str) -> None:
+        pass
+
+    task = asyncio.ensure_future(runner._wait_for_turn("lab_a", progress))
+    await anyio.sleep(0.05)
+    assert runner.waiting == 1
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert runner.waiting == 0 and runner._running == 1
+
+
+async def test_two_builds_run_in_parallel_with_two_workers(server_env: dict[str, str], data_dir: Path,
+                                                           tmp_path: Path) -> None:
+    fasta = write_subset(data_dir, tmp_path / "ecoli200.faa", 200)
+    messages: dict[str, list[str]] = {"one": [], "two": []}
+
+    async def build(client: Any, name: str) -> None:
+        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+            messages[name].append(message or "")
+
+        result = await client.call_tool("build_model", {"fasta_file_path": str(fasta), "model_name": name},
+                                        progress_callback=on_progress)
+        assert not result.is_error, result.content
+
+    for workers, expect_queue in (("2", False), ("1", True)):
+        env = {**server_env, "GEMFLUX_WORKERS": workers,
+               "GEMFLUX_STATE_DIR": str(tmp_path / f"state{workers}")}
+        for key in messages:
+            messages[key].clear()
+        async with stdio_client(env, "legacy") as client:
+            async with anyio.create_task_group() as group:
+                group.start_soon(build, client, "one")
+                await anyio.sleep(0.3)
+                group.start_soon(build, client, "two")
+            listed = await call(client, "list_models", {})
+            assert sorted(m["model_id"] for m in listed["models"]) == ["one.draft", "two.draft"]
+        queued = [m for m in messages["two"] if m.startswith("queued")]
+        if expect_queue:
+            assert queued and queued[0].startswith("queued: position 1,"), messages["two"]
+        else:
+            assert queued == [], messages["two"]
+
+
+def test_kill_9_during_an_alignment_leaves_no_process_and_no_files(server_env: dict[str, str], data_dir: Path,
+                                                                  tmp_path: Path) -> None:
+    marker = f"GEMFLUX_TEST_MARKER={tmp_path.name}"
+    env = {**server_env, "GEMFLUX_TEST_MARKER": tmp_path.name, "GEMFLUX_ALIGNER": "mmseqs",
+           "GEMFLUX_ALLOWED_ROOTS": f"{tmp_path}{os.pathsep}{data_dir}"}
+    jobs_dir = Path(server_env["GEMFLUX_CACHE_DIR"]) / "jobs"
+    fasta = data_dir / "genomes" / "ecoli_k12_mg1655.faa"
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "build_model", "arguments": {"fasta_file_path": str(fasta), "model_name": "killed"}}},
+    ]
+    server = subprocess.Popen([GEM_FLUX, "serve"], env=env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    assert server.stdin is not None
+    try:
+        server.stdin.write("".join(json.dumps(r) + "\n" for r in requests).encode())
+        server.stdin.flush()
+        deadline = time.monotonic() + 180
+        aligner: list[tuple[int, str]] = []
+        while time.monotonic() < deadline and not aligner:
+            aligner = [(pid, cmd) for pid, cmd in processes_with(marker) if "mmseqs" in cmd]
+            time.sleep(0.2)
+        assert aligner, "the aligner never started"
+        job_folders = sorted(jobs_dir.glob(f"{server.pid}-*"))
+        assert job_folders and any(job_folders[0].iterdir()), "the aligner's files belong in the job's folder"
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
+        deadline = time.monotonic() + 3
+        left = processes_with(marker)
+        while left and time.monotonic() < deadline:
+            time.sleep(0.1)
+            left = processes_with(marker)
+        assert left == [], left  # worker and aligner (with all its sub-processes) are gone within 3 s
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert job_folders[0].exists()  # a crash cannot clean up; the next start does
+    subprocess.run([GEM_FLUX, "serve"], env=env, input=b"", capture_output=True, timeout=120, check=True)
+    assert not job_folders[0].exists()
