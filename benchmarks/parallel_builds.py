@@ -7,6 +7,10 @@ Rows, side by side in one run:
 - two builds together, 1 worker         (GEMFLUX_WORKERS=1, the default on 2 cores; the old behaviour)
 The ratio is the wall time until both builds are done divided by one build alone.
 
+And the case that made a lab wait (issue 12): a small build (first 200 proteins) submitted 2 s
+after another client's gapfill of the whole E. coli draft, with 2 workers and with 1, against the
+same small build alone on a warm worker. The ratio is the small build's latency over alone.
+
 Usage:
     GEMFLUX_DATA_DIR=/path/to/data .venv/bin/python benchmarks/parallel_builds.py [--proteins N]
 """
@@ -57,6 +61,38 @@ async def builds(fasta: Path, workers: int, together: int) -> tuple[float, list[
             return time.perf_counter() - started, each
 
 
+async def build_behind_gapfill(full: Path, small: Path, workers: int) -> tuple[float, float, float]:
+    """(small build alone on a warm worker, the same build submitted during a gapfill, the gapfill)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        roots = f"{full.parent}{os.pathsep}{small.parent}"
+        env = {**os.environ, "GEMFLUX_STATE_DIR": tmp, "GEMFLUX_ALLOWED_ROOTS": roots, "GEMFLUX_WORKERS": str(workers)}
+        params = StdioServerParameters(command=str(Path(sys.executable).with_name("gem-flux")), args=["serve"],
+                                       env=env)
+        async with Client(params, mode="legacy", read_timeout_seconds=1200) as client:
+            async def call(tool: str, arguments: dict[str, object]) -> float:
+                begin = time.perf_counter()
+                result = await client.call_tool(tool, arguments)
+                assert not result.is_error, result.content
+                return time.perf_counter() - begin
+
+            await call("build_model", {"fasta_file_path": str(full), "model_name": "ecoli"})
+            alone = await call("build_model", {"fasta_file_path": str(small), "model_name": "small"})
+            times: dict[str, float] = {}
+
+            async def gapfill() -> None:
+                times["gapfill"] = await call("gapfill_model", {"model_id": "ecoli.draft",
+                                                                "media_id": "glucose_minimal_aerobic"})
+
+            async def small_build() -> None:
+                await anyio.sleep(2.0)
+                times["build"] = await call("build_model", {"fasta_file_path": str(small), "model_name": "small2"})
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(gapfill)
+                group.start_soon(small_build)
+            return alone, times["build"], times["gapfill"]
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--proteins", type=int, default=0, help="first N proteins of E. coli (0 = all)")
@@ -72,6 +108,11 @@ async def main() -> None:
             wall, each = await builds(fasta, workers, 2)
             print(f"two builds together, {workers} worker(s): {wall:6.1f} s   {wall / alone:.2f}x "
                   f"(each: {', '.join(f'{t:.1f} s' for t in sorted(each))})")
+        small = subset(source, Path(tmp) / "small.faa", 200)
+        for workers in (2, 1):
+            alone_small, behind, gapfill = await build_behind_gapfill(source, small, workers)
+            print(f"200-protein build during a gapfill, {workers} worker(s): {behind:6.1f} s   "
+                  f"{behind / alone_small:.2f}x of alone ({alone_small:.1f} s); gapfill {gapfill:.1f} s")
 
 
 if __name__ == "__main__":

@@ -9,11 +9,11 @@ Sections (all by default; name some to run only those):
                  switching the solver, loading the store's JSON with either solver as COBRApy's
                  default); and whether a solve holds the GIL (a pure-Python counter in thread B while
                  thread A solves, in a pool of 2 threads).
-  --run-fba   2. Workspace.run_fba on iJO1366 imported (SBML) into a Store in a temp folder, on its
+  --run-fba   2. services.fba.run_fba on iJO1366 imported (SBML) into a Store in a temp folder, on its
                  default medium mapped to ModelSEED ids: cold and warm fba / pfba, growth checked
                  against COBRApy's own slim_optimize, the same COBRApy calls timed alone, and a
                  cProfile of one warm call.
-  --list      3. Workspace.list_models with 100 and 1,000 stored models (in-process), and over MCP
+  --list      3. services.models.list_models with 100 and 1,000 stored models (in-process), and over MCP
                  (`gem-flux serve`, stdio) with 1,000, and the SDK client's share of that time.
   --io        4. import_model / export_model: textbook and iJO1366, SBML and JSON, with file sizes.
   --rss       5. Server memory with 500 stored models: VmRSS/VmHWM after start-up, list_models, and
@@ -64,8 +64,10 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.media_library import PredefinedMedium, load_media_library
+from gem_flux_mcp.services import fba, models
+from gem_flux_mcp.services import media as media_service
+from gem_flux_mcp.services.workspace import Workspace
 from gem_flux_mcp.store.store import Store
-from gem_flux_mcp.store.workspace_ops import Workspace
 
 LOCAL_WORKSPACE = "local"  # the one workspace of a stdio server (no tokens)
 SOLVERS = ("glpk", "highs", "hybrid")  # "highs" = an optlang HiGHS interface: used when cobra lists it
@@ -612,15 +614,15 @@ def ijo_medium_in_modelseed(ctx: Context) -> tuple[dict[str, float], dict[str, s
 
 
 def section_run_fba(ctx: Context) -> None:
-    heading(f"2. run_fba through the library (Workspace.run_fba, {IJO} in a temp Store)")
+    heading(f"2. run_fba through the library (services.fba.run_fba, {IJO} in a temp Store)")
     base = ctx.ijo()
     sbml = ctx.model_file(IJO, "sbml")
     ws = ctx.workspace("state-run-fba")
     try:
-        import_ms, imported = timed_calls(partial(ws.import_model, sbml, IJO, "sbml"), 1)
+        import_ms, imported = timed_calls(partial(models.import_model, ws, sbml, IJO, "sbml"), 1)
         model_id = str(imported[0]["model_id"])
         compounds, used, unmapped = ijo_medium_in_modelseed(ctx)
-        media = ws.build_media(list(compounds), default_uptake=10.0,
+        media = media_service.build_media(ws, list(compounds), default_uptake=10.0,
                                custom_bounds={c: [-u, 1000.0] for c, u in compounds.items()},
                                media_name="iJO1366_default")
         media_id = str(media["media_id"])
@@ -639,7 +641,7 @@ def section_run_fba(ctx: Context) -> None:
         cobra_alone = {"fba": median(raw["optimize"]), "pfba": median(raw["optimize"]) + median(raw["pfba"])}
 
         def run(pfba_flag: bool) -> dict[str, Any]:
-            return ws.run_fba(model_id, media_id, objective=IJO_OBJECTIVE, pfba=pfba_flag)
+            return fba.run_fba(ws, model_id, media_id, objective=IJO_OBJECTIVE, pfba=pfba_flag)
 
         def evict_all() -> int:
             return ws.store.evict_idle(now=time.monotonic() + 1e9)  # drop every cached model
@@ -731,9 +733,9 @@ def section_list(ctx: Context) -> None:
     try:
         for start, stop in ((0, 100), (100, 1000)):
             per_model = add_textbooks(ws.store, textbook, start, stop)
-            payload = ws.list_models()
+            payload = models.list_models(ws)
             assert payload["total_models"] == stop, payload["total_models"]
-            samples = timed_ms(ws.list_models, N_LIST, warmup=1)
+            samples = timed_ms(partial(models.list_models, ws), N_LIST, warmup=1)
             rows.append([f"{stop:,}", "in-process", str(N_LIST), f"{median(samples):.2f}", f"{p95(samples):.2f}",
                          size_text(len(json.dumps(payload)))])
             print(f"  stored {stop - start} textbook models via Store.add_model: {per_model:.1f} ms per model",
@@ -776,7 +778,7 @@ def section_list(ctx: Context) -> None:
                       f"client-side cost, not the server's.")
     print()
     table(["models", "where", "N", "median ms", "p95 ms", "payload"], rows)
-    print(f"In-process: Workspace.list_models() after 1 untimed call; over MCP: call_tool('list_models') on one "
+    print(f"In-process: services.models.list_models() after 1 untimed call; over MCP: call_tool('list_models') on one "
           f"gem-flux serve session\n  after 1 untimed call ({first_ms:.0f} ms). payload = the dict as JSON.")
     if validation:
         print(validation)
@@ -796,12 +798,12 @@ def section_io(ctx: Context) -> None:
         for name in ("textbook", IJO):
             for fmt in ("sbml", "json"):
                 source = ctx.model_file(name, fmt)
-                imports, results = timed_calls(partial(ws.import_model, source, None, fmt), N_IO)
+                imports, results = timed_calls(partial(models.import_model, ws, source, None, fmt), N_IO)
                 model_id = str(results[0]["model_id"])
                 stored = ws.store.get_model_row(LOCAL_WORKSPACE, model_id).file_size
                 ws.store.evict_idle(now=time.monotonic() + 1e9)  # the first export loads the stored file
                 target = out_dir / source.name
-                exports, exported = timed_calls(partial(ws.export_model, model_id, target, fmt), N_IO)
+                exports, exported = timed_calls(partial(models.export_model, ws, model_id, target, fmt), N_IO)
                 rows.append([name, fmt, size_text(source.stat().st_size), size_text(stored),
                              f"{median(imports):.0f}", f"{exports[0]:.0f}", f"{median(exports):.0f}",
                              size_text(int(exported[-1]["size_bytes"]))])
@@ -811,7 +813,7 @@ def section_io(ctx: Context) -> None:
     print()
     table(["model", "format", "file", "stored JSON", "import ms", "export 1st ms", "export ms", "exported"], rows,
           "<<>>>>>>")
-    print(f"import ms = median of {N_IO} Workspace.import_model (parse + store: serialise, sha256, fsync'd write, "
+    print(f"import ms = median of {N_IO} models.import_model (parse + store: serialise, sha256, fsync'd write, "
           f"row);\nexport 1st = the first export (loads the stored JSON into the cache); export ms = median of "
           f"{N_IO} (incl. the first).")
 
@@ -1070,7 +1072,7 @@ def decision(ctx: Context) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--solvers", action="store_true", help="1. GLPK vs HiGHS FBA/pFBA latency, GIL")
-    parser.add_argument("--run-fba", action="store_true", help="2. Workspace.run_fba on iJO1366")
+    parser.add_argument("--run-fba", action="store_true", help="2. services.fba.run_fba on iJO1366")
     parser.add_argument("--list", action="store_true", help="3. list_models with 100 / 1,000 models")
     parser.add_argument("--io", action="store_true", help="4. import/export time")
     parser.add_argument("--rss", action="store_true", help="5. server RSS with 500 stored models")

@@ -21,11 +21,11 @@ from gem_flux_mcp import __version__
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.contracts import CONTRACT_VERSION
 from gem_flux_mcp.errors import GemFluxError
-from gem_flux_mcp.server import access, dashboard, resources
+from gem_flux_mcp.server import access, dashboard, runtime
 from gem_flux_mcp.server.arguments import ArgumentErrorMiddleware
 from gem_flux_mcp.server.http_guards import RequestGuard
 from gem_flux_mcp.server.recording import RecordingMiddleware, SessionCloseMiddleware
-from gem_flux_mcp.server.tools import build, gapfill, lookup, session
+from gem_flux_mcp.server.tools import build, fba, gapfill, lookup, media, models, revisions
 
 log = logging.getLogger("gem_flux_mcp")
 
@@ -56,15 +56,18 @@ def create_app(*, with_dashboard: bool = False) -> FastMCP:
                   # tool-contract version, also in capabilities.experimental (initialize and discover)
                   experimental_capabilities={"gem-flux/tool-contract": {"version": CONTRACT_VERSION}})
     # first added = outermost: the recorder sees the final result, envelopes included
-    mcp.add_middleware(RecordingMiddleware(resources.get_recorder, access.request_workspace))
+    mcp.add_middleware(RecordingMiddleware(runtime.get_recorder, access.request_workspace))
     mcp.add_middleware(ArgumentErrorMiddleware())
     lookup.register(mcp)
-    session.register(mcp)
+    media.register(mcp)
+    models.register(mcp)
+    revisions.register(mcp)
+    fba.register(mcp)
     build.register(mcp)
     gapfill.register(mcp)
     if with_dashboard:
         source = dashboard.DashboardSource(
-            store=resources.get_store(), recorder=resources.get_recorder, tools=dashboard.tool_lister(mcp),
+            store=runtime.get_store(), recorder=runtime.get_recorder, tools=dashboard.tool_lister(mcp),
             workspace=lambda request: access.current_workspace(),
         )
         for route in dashboard.routes(source):
@@ -108,7 +111,7 @@ def serve(args: argparse.Namespace) -> int:
                      len(set(tokens.tokens.values())))
     try:
         # GEMFLUX_RECORD_CALLS=0 turns the session/call record off (used to measure its cost)
-        resources.load_resources(settings, record_activity=os.environ.get("GEMFLUX_RECORD_CALLS", "1") != "0")
+        runtime.load_resources(settings, record_activity=os.environ.get("GEMFLUX_RECORD_CALLS", "1") != "0")
     except GemFluxError as exc:
         # One clear line, exit code 1 (seed 001's start-up contract).
         log.error("cannot start: %s [%s]", exc.message, exc.code)
@@ -116,7 +119,7 @@ def serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         log.error("cannot start: %s", exc)
         return 1
-    resources.start_cleanup_timers()
+    runtime.start_cleanup_timers()
     _warm_up_modeling_imports_later()
     mcp = create_app(with_dashboard=args.transport == "http")
     try:
@@ -137,11 +140,11 @@ def serve(args: argparse.Namespace) -> int:
             allowed_origins=list(args.allowed_origin) or None,
             log_level=args.log_level.lower(),
             middleware=[Middleware(access.TokenGuard), Middleware(RequestGuard),
-                        Middleware(SessionCloseMiddleware, recorder=resources.get_recorder)],
+                        Middleware(SessionCloseMiddleware, recorder=runtime.get_recorder)],
         )
         return 0
     finally:
-        resources.shutdown()
+        runtime.shutdown()
 
 
 def run_dashboard(args: argparse.Namespace) -> int:

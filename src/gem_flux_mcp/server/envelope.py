@@ -21,7 +21,7 @@ from fastmcp.tools.base import ToolResult
 from mcp.types import TextContent
 
 from gem_flux_mcp.errors import GemFluxError, ServerError
-from gem_flux_mcp.server import resources
+from gem_flux_mcp.server import runtime
 from gem_flux_mcp.server.access import bind_request_workspace
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ def error_result(exc: BaseException, tool_name: str | None) -> ToolResult:
         )
     envelope = exc.envelope(tool_name)
     with contextlib.suppress(GemFluxError):  # resources not loaded (start-up): nothing to scrub against
-        envelope = resources.get_file_area().scrub_payload(envelope)
+        envelope = runtime.get_file_area().scrub_payload(envelope)
     return error_envelope_result(envelope)
 
 

@@ -35,6 +35,7 @@ from typing import Any
 from gem_flux_mcp import errors
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.procutil import pid_alive
+from gem_flux_mcp.services.jobs import Job, warm_up
 
 log = logging.getLogger(__name__)
 
@@ -107,21 +108,23 @@ class JobRunner:
 
     # -- scheduling (event loop thread) ------------------------------------------------------------
 
-    async def run(self, job: str, payload: dict[str, Any], on_progress: ProgressCallback,
-                  timeout_s: float | None = None, workspace: str = "local") -> Any:
+    async def run(self, job: Job, on_progress: ProgressCallback, timeout_s: float | None = None,
+                  workspace: str = "local") -> Any:
+        """Run `job` in a worker process (its `run(settings, progress)`); returns what that returns."""
         await self._wait_for_turn(workspace, on_progress)
         job_dir = self.jobs_dir / f"{os.getpid()}-{next(self._job_seq)}"
         worker: _Worker | None = None
         try:
             job_dir.mkdir(parents=True, exist_ok=True)
             worker = self._take_worker()
-            worker.conn.send((job, payload, str(job_dir)))
+            worker.conn.send((job, str(job_dir)))
             return await asyncio.wait_for(self._receive(worker, on_progress), timeout_s)
         except TimeoutError:
             if worker is not None:
                 self._kill(worker)
             raise errors.TimeoutError_(
-                f"{job.upper()}_TIMEOUT", f"The {job} job did not finish within {timeout_s:g} s and was stopped.",
+                f"{job.kind.upper()}_TIMEOUT",
+                f"The {job.kind} job did not finish within {timeout_s:g} s and was stopped.",
                 details={"timeout_s": timeout_s},
                 suggestions=["Retry with a smaller input, or a longer time limit where the tool offers one."],
             ) from None
@@ -242,23 +245,31 @@ class JobRunner:
             loop.remove_reader(fd)
 
     def _take_worker(self) -> _Worker:
+        """An idle worker, else a new one. When that leaves none idle and there is room for more,
+        a spare starts warming up (imports, templates) so the next job does not wait for it."""
         with self._guard:
-            while self._idle:
-                worker = self._idle.pop()
-                if worker.process.is_alive():
-                    self._busy.add(worker)
-                    return worker
-                worker.conn.close()
-            context = multiprocessing.get_context("spawn")
-            parent_conn, child_conn = context.Pipe()
-            process = context.Process(
-                target=worker_main, args=(child_conn, self.settings, os.getpid()), name="gemflux-worker", daemon=True
-            )
-            process.start()
-            child_conn.close()
-            worker = _Worker(process, parent_conn, time.monotonic())
+            worker = None
+            while self._idle and worker is None:
+                candidate = self._idle.pop()
+                if candidate.process.is_alive():
+                    worker = candidate
+                else:
+                    candidate.conn.close()
+            worker = worker or self._spawn()
             self._busy.add(worker)
+            if not self._idle and len(self._busy) < self.max_workers:
+                self._idle.append(self._spawn())
             return worker
+
+    def _spawn(self) -> _Worker:
+        context = multiprocessing.get_context("spawn")
+        parent_conn, child_conn = context.Pipe()
+        process = context.Process(
+            target=worker_main, args=(child_conn, self.settings, os.getpid()), name="gemflux-worker", daemon=True
+        )
+        process.start()
+        child_conn.close()
+        return _Worker(process, parent_conn, time.monotonic())
 
     def _return_worker(self, worker: _Worker) -> None:
         with self._guard:
@@ -348,11 +359,14 @@ def worker_main(conn: Connection, settings: Settings, parent_pid: int) -> None:
             time.sleep(PARENT_WATCH_S)
 
     threading.Thread(target=watch_parent, daemon=True, name="parent-watch").start()
-    from gem_flux_mcp.server import worker_jobs
+    try:
+        warm_up(settings)  # a job sent meanwhile waits in the pipe
+    except Exception:  # a job that needs what failed here reports it properly
+        logging.getLogger(__name__).warning("worker warm-up failed", exc_info=True)
 
     while True:
         try:
-            job, payload, job_dir = conn.recv()
+            job, job_dir = conn.recv()
         except (EOFError, OSError):
             return
 
@@ -362,7 +376,7 @@ def worker_main(conn: Connection, settings: Settings, parent_pid: int) -> None:
         tempfile.tempdir = job_dir  # the job's temporary files (aligner databases) live in its folder
         os.environ["TMPDIR"] = job_dir
         try:
-            result = worker_jobs.JOBS[job](settings, payload, progress)
+            result = job.run(settings, progress)
         except BaseException as exc:
             conn.send(("error", _error_payload(exc)))
         else:

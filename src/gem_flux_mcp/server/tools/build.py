@@ -8,41 +8,15 @@ import anyio.to_thread
 from fastmcp import Context, FastMCP
 from pydantic import Field
 
-from gem_flux_mcp.data.templates import check_template_name
-from gem_flux_mcp.errors import ValidationError
-from gem_flux_mcp.modeling.annotate import Protein, read_fasta_file, validate_proteins
 from gem_flux_mcp.server import schemas
 from gem_flux_mcp.server.envelope import enveloped_async
-from gem_flux_mcp.server.resources import get_file_area, get_jobs, get_settings, get_workspace
+from gem_flux_mcp.server.runtime import get_file_area, get_jobs, get_settings, get_workspace
 from gem_flux_mcp.server.worker import mcp_progress
+from gem_flux_mcp.services import build
 
 BUILD_ANNOTATIONS = {"title": "Build draft model", "readOnlyHint": False, "destructiveHint": False,
                      "idempotentHint": False, "openWorldHint": True}  # RAST (opt-in) is on the internet
 BUILD_TIMEOUT_S = 1800.0
-
-
-def read_inputs(protein_sequences: object, fasta_file_path: object) -> list[Protein]:
-    """Exactly one input; every bad sequence reported at once (runs in a thread: files can be big)."""
-    if protein_sequences is not None and fasta_file_path is not None:
-        raise ValidationError(
-            "BOTH_INPUTS_PROVIDED", "Give either protein_sequences or fasta_file_path, not both.",
-            suggestions=["Drop one of the two arguments."],
-        )
-    if protein_sequences is None and fasta_file_path is None:
-        raise ValidationError(
-            "NO_INPUT_PROVIDED", "No proteins given: pass protein_sequences or fasta_file_path.",
-            example_call={"tool": "build_model", "arguments": {"fasta_file_path": "genome.faa"}},
-        )
-    if fasta_file_path is not None:
-        path = get_file_area().resolve(fasta_file_path, param="fasta_file_path", must_exist=False)
-        return validate_proteins(read_fasta_file(path))
-    if not isinstance(protein_sequences, dict):
-        raise ValidationError("INVALID_PROTEIN_SEQUENCES", "protein_sequences must be an object {id: sequence}.",
-                              details={"provided_type": type(protein_sequences).__name__})
-    if any(not isinstance(k, str) or not k.strip() or any(c.isspace() for c in k) for k in protein_sequences):
-        raise ValidationError("INVALID_PROTEIN_SEQUENCES", "Sequence ids must be non-empty and without spaces.")
-    proteins = [Protein(k, v if isinstance(v, str) else "", "") for k, v in protein_sequences.items()]
-    return validate_proteins(proteins)
 
 
 def register(mcp: FastMCP) -> None:
@@ -72,31 +46,20 @@ def register(mcp: FastMCP) -> None:
         proteins are annotated from their FASTA header names and by homology to BiGG reference
         proteins (RAST optional). Each reaction records its evidence. Takes about 10 s for a
         bacterial proteome and reports progress; the draft needs gapfill_model before it grows."""
-        settings = get_settings()
-        template_name = check_template_name(template, settings.data_dir)
-        excluded = exclude_reference_models or []
-        if not isinstance(excluded, list) or not all(isinstance(m, str) and m for m in excluded):
-            raise ValidationError("INVALID_EXCLUDE_REFERENCE_MODELS",
-                                  "exclude_reference_models must be a list of BiGG model ids.")
+        template_name, excluded = build.check_build_options(template, exclude_reference_models,
+                                                            get_settings().data_dir)
         await ctx.report_progress(0, 100, "parse: reading and checking the sequences")
-        proteins = await anyio.to_thread.run_sync(read_inputs, protein_sequences, fasta_file_path)
+        area = get_file_area()
+        proteins = await anyio.to_thread.run_sync(build.read_proteins, protein_sequences, fasta_file_path,
+                                                  lambda raw: area.resolve(raw, param="fasta_file_path",
+                                                                           must_exist=False))
         workspace = get_workspace()
-        model_id, name = await anyio.to_thread.run_sync(workspace.new_draft_id, model_name)
-
+        job, name = await anyio.to_thread.run_sync(lambda: build.prepare_build(
+            workspace, proteins, model_name, template_name, excluded, use_header_functions=bool(use_header_functions),
+            use_homology=bool(use_homology), annotate_with_rast=bool(annotate_with_rast)))
         progress = mcp_progress(ctx)
-
-        payload = {
-            "model_id": model_id, "template": template_name, "annotate_with_rast": bool(annotate_with_rast),
-            "use_header_functions": bool(use_header_functions), "use_homology": bool(use_homology),
-            "exclude_reference_models": excluded,
-            "proteins": [(p.id, p.sequence, p.description) for p in proteins],
-        }
-        built = await get_jobs().run("build", payload, progress, timeout_s=BUILD_TIMEOUT_S,
-                                     workspace=workspace.workspace_id)
-        await progress("store", 0.95, f"storing {model_id}")
-        result = await anyio.to_thread.run_sync(
-            lambda: workspace.store_draft(model_id, name, template_name, built, bool(annotate_with_rast)))
+        built = await get_jobs().run(job, progress, timeout_s=BUILD_TIMEOUT_S, workspace=workspace.workspace_id)
+        await progress("store", 0.95, f"storing {job.model_id}")
+        result = await anyio.to_thread.run_sync(build.store_draft, workspace, job, name, built)
         await progress("done", 1.0, f"{result['num_reactions']} reactions, {result['num_genes']} genes")
         return result
-
-

@@ -11,8 +11,9 @@ from pydantic import Field
 
 from gem_flux_mcp.server import schemas
 from gem_flux_mcp.server.envelope import enveloped_async
-from gem_flux_mcp.server.resources import get_jobs, get_workspace
+from gem_flux_mcp.server.runtime import get_jobs, get_workspace
 from gem_flux_mcp.server.worker import mcp_progress
+from gem_flux_mcp.services import gapfill
 
 GAPFILL_ANNOTATIONS = {"title": "Gapfill model", "readOnlyHint": False, "destructiveHint": False,
                        "idempotentHint": False, "openWorldHint": False}
@@ -39,16 +40,11 @@ def register(mcp: FastMCP) -> None:
         genome-scale gapfill. Saves a new model '<id>.gf' and reports the added reactions (paged),
         growth before/after and quality checks. Takes seconds to a minute; reports progress."""
         workspace = get_workspace()
-        prepared = await anyio.to_thread.run_sync(
-            workspace.prepare_gapfill, model_id, media_id, target_growth_rate, gapfill_mode)
-
+        job = await anyio.to_thread.run_sync(
+            gapfill.prepare_gapfill, workspace, model_id, media_id, target_growth_rate, gapfill_mode)
         progress = mcp_progress(ctx)
-
-        payload = {k: prepared[k] for k in ("model_json", "medium", "target_growth", "mode", "template",
-                                            "atp_correction", "new_model_id")}
-        result = await get_jobs().run("gapfill", payload, progress, timeout_s=GAPFILL_TIMEOUT_S,
-                                        workspace=workspace.workspace_id)
-        answer = await anyio.to_thread.run_sync(workspace.store_gapfill, prepared, result)
+        outcome = await get_jobs().run(job, progress, timeout_s=GAPFILL_TIMEOUT_S, workspace=workspace.workspace_id)
+        answer = await anyio.to_thread.run_sync(gapfill.store_gapfill, workspace, job, outcome)
         await progress("done", 1.0, f"{answer['num_reactions_added']} reactions added; growth "
                                     f"{answer['growth_rate_after']:.3f} /h")
         return answer

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from gem_flux_mcp.server import schemas
 from gem_flux_mcp.server.envelope import enveloped
-from gem_flux_mcp.server.resources import get_biochem
+from gem_flux_mcp.server.runtime import get_biochem
 
 READ_ONLY = {
     "readOnlyHint": True,

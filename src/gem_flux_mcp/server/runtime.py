@@ -1,7 +1,6 @@
-"""Resources loaded once at start-up and reached by tools through getters (seed 001).
-
-Read-only reference data (biochemistry index, media library) and the persistent store.
-"""
+"""The server's runtime: what is loaded once at start-up (settings, biochemistry index, media
+library, store, activity recorder, job runner) and the getters tools reach it through, including
+the caller's workspace and file area."""
 
 from __future__ import annotations
 
@@ -20,6 +19,7 @@ from gem_flux_mcp.errors import DataError, ServerError
 from gem_flux_mcp.server import access
 from gem_flux_mcp.server.files import FileArea, file_area
 from gem_flux_mcp.server.worker import JobRunner
+from gem_flux_mcp.services.workspace import Workspace
 from gem_flux_mcp.store.activity import (
     DEFAULT_MAX_ARGUMENT_CHARS,
     DEFAULT_MAX_CALLS_PER_SESSION,
@@ -27,7 +27,6 @@ from gem_flux_mcp.store.activity import (
     ActivityRecorder,
 )
 from gem_flux_mcp.store.store import Store
-from gem_flux_mcp.store.workspace_ops import Workspace
 
 log = logging.getLogger(__name__)
 

@@ -1,0 +1,33 @@
+"""run_fba: flux balance analysis of a stored model on a medium (CONTRACTS.md §6)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastmcp import FastMCP
+from pydantic import Field
+
+from gem_flux_mcp.server import schemas
+from gem_flux_mcp.server.envelope import enveloped
+from gem_flux_mcp.server.runtime import get_workspace
+from gem_flux_mcp.server.tools.params import CREATES, MediaId, ModelId
+from gem_flux_mcp.services import fba
+
+
+def register(mcp: FastMCP) -> None:
+    # Not read-only: every run is recorded with the model (a prediction) and sets its last medium.
+    @mcp.tool(name="run_fba", annotations={"title": "Run FBA", **CREATES},
+              output_schema=schemas.output_schema(schemas.FbaResult))
+    @enveloped("run_fba")
+    def run_fba(
+        model_id: ModelId,
+        media_id: MediaId,
+        objective: Annotated[str, Field(description="Reaction to optimise (default biomass 'bio1')")] = "bio1",
+        maximize: Annotated[bool, Field(description="false to minimise")] = True,
+        flux_threshold: Annotated[float, Field(description="Drop fluxes with |v| <= this (>= 0)")] = 1e-6,
+        pfba: Annotated[bool, Field(description="Parsimonious FBA: same optimum, minimal total flux")] = False,
+    ) -> dict[str, Any]:
+        """Flux balance analysis of a stored model on a medium: optimum (growth in 1/h for a
+        biomass objective), uptake and secretion with compound names, top fluxes. The run is
+        recorded with the model (get_model include_predictions)."""
+        return fba.run_fba(get_workspace(), model_id, media_id, objective, maximize, flux_threshold, pfba)

@@ -1,0 +1,49 @@
+"""Media tools: build_media, list_media, delete_media (CONTRACTS.md §3, §11)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastmcp import FastMCP
+from pydantic import Field
+
+from gem_flux_mcp.server import schemas
+from gem_flux_mcp.server.envelope import enveloped
+from gem_flux_mcp.server.runtime import get_workspace
+from gem_flux_mcp.server.tools.params import CREATES, DELETES, READ_ONLY, MediaId
+from gem_flux_mcp.services import media
+
+
+def register(mcp: FastMCP) -> None:
+    @mcp.tool(name="build_media", annotations={"title": "Build medium", **CREATES},
+              output_schema=schemas.output_schema(schemas.BuildMediaResult))
+    @enveloped("build_media")
+    def build_media(
+        compounds: Annotated[list[str], Field(description="ModelSEED compound ids, e.g. ['cpd00027', 'cpd00007']")],
+        default_uptake: Annotated[float, Field(description="Uptake limit for compounds without custom bounds, "
+                                               "mmol/gDW/h, > 0 and <= 1000; bounds become (-uptake, 100)")] = 100.0,
+        custom_bounds: Annotated[dict[str, list[float]] | None, Field(
+            description="Per-compound [lower, upper] exchange bounds; lower < 0 = uptake, upper > 0 = secretion, "
+                        "e.g. {'cpd00027': [-5, 100]}")] = None,
+        media_name: Annotated[str | None, Field(description="Optional id for the medium ([A-Za-z0-9_-], "
+                                                "not starting with 'media_'); default an automatic id")] = None,
+    ) -> dict[str, Any]:
+        """Create a growth medium from ModelSEED compound ids (all-or-nothing; every invalid id is
+        reported at once). When applied to a model both bounds hold: uptake limits and secretion
+        limits; exchanges of compounds not in the medium are closed for uptake."""
+        return media.build_media(get_workspace(), compounds, default_uptake, custom_bounds, media_name)
+
+    @mcp.tool(name="list_media", annotations={"title": "List media", **READ_ONLY},
+              output_schema=schemas.output_schema(schemas.ListMediaResult))
+    @enveloped("list_media")
+    def list_media() -> dict[str, Any]:
+        """All media usable with run_fba and gapfill_model: the predefined library and the
+        media you built, oldest first, with a preview of their compounds."""
+        return media.list_media(get_workspace())
+
+    @mcp.tool(name="delete_media", annotations={"title": "Delete medium", **DELETES},
+              output_schema=schemas.output_schema(schemas.DeleteMediaResult))
+    @enveloped("delete_media")
+    def delete_media(media_id: MediaId) -> dict[str, Any]:
+        """Delete a medium you built (permanent). Predefined media cannot be deleted."""
+        return media.delete_media(get_workspace(), media_id)

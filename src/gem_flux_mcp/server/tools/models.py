@@ -1,0 +1,84 @@
+"""Stored-model tools: list_models, get_model, delete_model, import_model, export_model
+(CONTRACTS.md §6, §13)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastmcp import FastMCP
+from pydantic import Field
+
+from gem_flux_mcp.server import schemas
+from gem_flux_mcp.server.envelope import enveloped
+from gem_flux_mcp.server.runtime import get_file_area, get_workspace
+from gem_flux_mcp.server.tools.params import CREATES, DELETES, READ_ONLY, ModelId
+from gem_flux_mcp.services import models
+
+
+def register(mcp: FastMCP) -> None:
+    @mcp.tool(name="list_models", annotations={"title": "List models", **READ_ONLY},
+              output_schema=schemas.output_schema(schemas.ListModelsResult))
+    @enveloped("list_models")
+    def list_models(
+        filter_state: Annotated[str, Field(description="all, draft or gapfilled (case-insensitive)")] = "all",
+    ) -> dict[str, Any]:
+        """Stored models, oldest first, with counts, template, creation time and lineage parent;
+        models_by_state counts all models before filtering."""
+        return models.list_models(get_workspace(), filter_state)
+
+    @mcp.tool(name="delete_model", annotations={"title": "Delete model", **DELETES},
+              output_schema=schemas.output_schema(schemas.DeleteModelResult))
+    @enveloped("delete_model")
+    def delete_model(model_id: ModelId) -> dict[str, Any]:
+        """Delete a stored model permanently (exact id, with its suffix). Other versions of the
+        same lineage (draft vs .gf) are kept."""
+        return models.delete_model(get_workspace(), model_id)
+
+    @mcp.tool(name="get_model", annotations={"title": "Get model", **READ_ONLY},
+              output_schema=schemas.output_schema(schemas.GetModelResult))
+    @enveloped("get_model")
+    def get_model(
+        model_id: ModelId,
+        include_predictions: Annotated[bool, Field(description="Add the recorded FBA/gapfill results, "
+                                                   "newest first")] = False,
+        include_revisions: Annotated[bool, Field(description="Add the revision history")] = False,
+        limit: Annotated[int, Field(description="Maximum predictions returned, 1-100")] = 20,
+        gapfill_reactions_offset: Annotated[int | None, Field(
+            description="For a gapfilled model: return the page of added reactions starting here")] = None,
+    ) -> dict[str, Any]:
+        """Details of one stored model: counts, compartments, objective, genes, template,
+        lineage, creation time; optionally its recorded results and revision history."""
+        return models.get_model(get_workspace(), model_id, include_predictions, include_revisions, limit,
+                                gapfill_reactions_offset)
+
+    @mcp.tool(name="import_model", annotations={"title": "Import model", **CREATES},
+              output_schema=schemas.output_schema(schemas.ImportModelResult))
+    @enveloped("import_model")
+    def import_model(
+        file_path: Annotated[str, Field(description="SBML (.xml/.sbml) or COBRApy JSON (.json) file inside "
+                                        "the server's allowed folders")],
+        model_name: Annotated[str | None, Field(description="Name for the stored model "
+                                                "([A-Za-z0-9_-]); default an automatic id")] = None,
+        format: Annotated[str | None, Field(description="'sbml' or 'json'; default from the extension")] = None,
+    ) -> dict[str, Any]:
+        """Load a model file into the workspace (ModelSEED or any other namespace; media are
+        matched to exchanges through ModelSEED ids and BiGG ids)."""
+        area = get_file_area()
+        path = area.resolve(file_path, param="file_path", must_exist=True)
+        return area.scrub_payload(models.import_model(get_workspace(), path, model_name, format))
+
+    @mcp.tool(name="export_model", annotations={"title": "Export model", **CREATES, "destructiveHint": True,
+                                                            "idempotentHint": True},
+              output_schema=schemas.output_schema(schemas.ExportModelResult))
+    @enveloped("export_model")
+    def export_model(
+        model_id: ModelId,
+        file_path: Annotated[str, Field(description="Target file inside the server's allowed folders; "
+                                        "an existing file is replaced atomically")],
+        format: Annotated[str | None, Field(description="'sbml' (level 3, FBC) or 'json'; "
+                                            "default from the extension")] = None,
+    ) -> dict[str, Any]:
+        """Write a stored model to a file as SBML level 3 with FBC, or COBRApy JSON."""
+        area = get_file_area()
+        path = area.resolve(file_path, param="file_path", must_exist=False, for_write=True)
+        return area.scrub_payload(models.export_model(get_workspace(), model_id, path, format))

@@ -1,0 +1,94 @@
+"""Draft models from proteins: the request checked and turned into a BuildJob, the built draft
+stored with its annotation evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gem_flux_mcp.data.templates import check_template_name
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.modeling.annotate import Protein, read_fasta_file, validate_proteins
+from gem_flux_mcp.services.jobs import BuildJob, BuiltDraft
+from gem_flux_mcp.services.workspace import Workspace, model_info
+from gem_flux_mcp.store.store import SerializedModel
+
+
+def read_proteins(protein_sequences: object, fasta_file_path: object,
+                  resolve: Callable[[object], Path]) -> list[Protein]:
+    """Exactly one input; `resolve` turns the user's path into an allowed one (the caller's file
+    area). Every bad sequence is reported at once. Can take a second on a big file: call it off
+    the event loop."""
+    if protein_sequences is not None and fasta_file_path is not None:
+        raise ValidationError(
+            "BOTH_INPUTS_PROVIDED", "Give either protein_sequences or fasta_file_path, not both.",
+            suggestions=["Drop one of the two arguments."],
+        )
+    if fasta_file_path is not None:
+        return validate_proteins(read_fasta_file(resolve(fasta_file_path)))
+    if protein_sequences is None:
+        raise ValidationError(
+            "NO_INPUT_PROVIDED", "No proteins given: pass protein_sequences or fasta_file_path.",
+            example_call={"tool": "build_model", "arguments": {"fasta_file_path": "genome.faa"}},
+        )
+    if not isinstance(protein_sequences, dict):
+        raise ValidationError("INVALID_PROTEIN_SEQUENCES", "protein_sequences must be an object {id: sequence}.",
+                              details={"provided_type": type(protein_sequences).__name__})
+    if any(not isinstance(k, str) or not k.strip() or any(c.isspace() for c in k) for k in protein_sequences):
+        raise ValidationError("INVALID_PROTEIN_SEQUENCES", "Sequence ids must be non-empty and without spaces.")
+    proteins = [Protein(k, v if isinstance(v, str) else "", "") for k, v in protein_sequences.items()]
+    return validate_proteins(proteins)
+
+
+def check_build_options(template: object, exclude_reference_models: object,
+                        data_dir: Path) -> tuple[str, tuple[str, ...]]:
+    """(template name, excluded BiGG models), checked before any work starts."""
+    template_name = check_template_name(template, data_dir)
+    excluded = exclude_reference_models or []
+    if not isinstance(excluded, list) or not all(isinstance(m, str) and m for m in excluded):
+        raise ValidationError("INVALID_EXCLUDE_REFERENCE_MODELS",
+                              "exclude_reference_models must be a list of BiGG model ids.")
+    return template_name, tuple(excluded)
+
+
+def prepare_build(ws: Workspace, proteins: list[Protein], model_name: object, template: str,
+                  excluded: tuple[str, ...], *, use_header_functions: bool, use_homology: bool,
+                  annotate_with_rast: bool) -> tuple[BuildJob, str | None]:
+    """The job for a worker, and the cleaned model name. The id is taken now, so a taken name
+    fails in milliseconds, not after the work."""
+    if model_name is not None and not isinstance(model_name, str):
+        raise ValidationError("INVALID_MODEL_NAME", "model_name must be a string.",
+                              details={"provided_type": type(model_name).__name__})
+    name = model_name.strip() if isinstance(model_name, str) and model_name.strip() else None
+    model_id = ws.store.new_model_id(ws.workspace_id, name, "draft")
+    job = BuildJob(
+        model_id=model_id, template=template, proteins=tuple((p.id, p.sequence, p.description) for p in proteins),
+        use_header_functions=use_header_functions, use_homology=use_homology,
+        annotate_with_rast=annotate_with_rast, exclude_reference_models=excluded,
+    )
+    return job, name
+
+
+def store_draft(ws: Workspace, job: BuildJob, model_name: str | None, built: BuiltDraft) -> dict[str, Any]:
+    """Store a draft a worker built (already serialized) and shape build_model's answer."""
+    annotation = built.summary["annotation"]
+    row = ws.store.add_model(
+        ws.workspace_id, job.model_id, SerializedModel(built.data, built.stats),
+        model_name=model_name, source="built", template=job.template, derived_from=None,
+        extra={"annotation": {k: annotation[k] for k in ("sources_used", "reactions_by_source",
+                                                         "gene_associated_reactions") if k in annotation},
+               **({"homology": annotation["homology"]} if "homology" in annotation else {})},
+    )
+    return {
+        "success": True, **model_info(row), "model_name": model_name, "annotated_with_rast": job.annotate_with_rast,
+        **built.summary,
+        "atp_correction": {"atp_correction_applied": False,
+                           "warning": "ATP correction runs in gapfill_model (modes full and atp_only)."},
+        "timings_s": built.timings,
+        "next_steps": [
+            f"Gapfill it so it can grow: gapfill_model(model_id='{row.model_id}', "
+            "media_id='glucose_minimal_aerobic').",
+            f"Inspect it: get_model(model_id='{row.model_id}').",
+        ],
+    }

@@ -1,0 +1,60 @@
+"""Flux balance analysis of a stored model on a medium, recorded with the model."""
+
+from __future__ import annotations
+
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.modeling import fba, media
+from gem_flux_mcp.services.workspace import Workspace, model_key
+
+MAX_FLUX_THRESHOLD = 1000.0  # mmol/gDW/h: above it nothing is listed
+# Exchange -> ModelSEED compound resolution per loaded model object (cached models never change
+# their reactions: edits make new models), so repeated FBA skips ~10 ms of work.
+_EXCHANGES: WeakKeyDictionary[Any, list[media.ExchangeInfo]] = WeakKeyDictionary()
+
+
+def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object = "bio1", maximize: bool = True,
+            flux_threshold: object = 1e-6, pfba: bool = False) -> dict[str, Any]:
+    key = model_key(model_id)
+    if isinstance(flux_threshold, bool) or not isinstance(flux_threshold, int | float) \
+            or not 0 <= flux_threshold <= MAX_FLUX_THRESHOLD:  # NaN fails both comparisons
+        raise ValidationError(
+            "INVALID_FLUX_THRESHOLD",
+            f"flux_threshold must be a finite number from 0 to {MAX_FLUX_THRESHOLD:g}; got {flux_threshold!r}.",
+            details={"provided_threshold": repr(flux_threshold)[:30], "minimum": 0, "maximum": MAX_FLUX_THRESHOLD},
+            suggestions=["Use the default 1e-6, or 0 to keep every nonzero flux."],
+        )
+    row = ws.store.get_model_row(ws.workspace_id, key)
+    medium_id, medium = ws.medium(media_id)
+    names = fba.NameLookup(ws.biochem.reaction_names, ws.biochem.compound_names)
+    with ws.store.checkout(ws.workspace_id, key) as model, model:
+        goal = fba.check_objective(model, objective, key)
+        exchanges = _EXCHANGES.get(model)
+        if exchanges is None:
+            exchanges = _EXCHANGES[model] = ws.exchanges(model)
+        report = media.apply_medium(model, medium, exchanges)
+        if not report.applied:
+            raise ValidationError(
+                "MEDIA_INCOMPATIBLE",
+                f"None of the {len(medium)} compounds of medium {medium_id} has an exchange reaction "
+                f"in model {key}.",
+                details={"model_id": key, "media_id": medium_id, "media_compounds": list(medium)[:50],
+                         "model_exchanges": [e.reaction_id for e in exchanges][:50]},
+                suggestions=["Use a medium made of compounds the model can exchange (see get_model).",
+                             "Models outside the ModelSEED namespace are matched through BiGG ids."],
+            )
+        result = fba.run_fba(
+            model, model_id=key, media_id=medium_id, objective=goal, maximize=bool(maximize),
+            flux_threshold=float(flux_threshold), pfba=bool(pfba), exchanges=exchanges, names=names,
+            is_draft=row.state == "draft" and row.source == "built",
+        )
+    result["media_compounds_without_exchange"] = report.missing
+    ws.store.set_last_media(ws.workspace_id, key, medium_id)
+    ws.store.add_result(ws.workspace_id, key, "fba", medium_id, {
+        "objective": goal, "objective_value": result["objective_value"], "method": result["method"],
+        "maximize": bool(maximize), "status": result["status"], "solver": result["solver"],
+        "uptake": {e["compound_id"]: e["flux"] for e in result["uptake_fluxes"][:20]},
+    })
+    return result

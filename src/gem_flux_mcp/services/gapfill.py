@@ -1,0 +1,111 @@
+"""Gapfilling: the request checked and turned into a GapfillJob (with any ATP correction known
+for the model), the gapfilled model stored under a new id with its report."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.modeling.gapfill_report import page
+from gem_flux_mcp.services.jobs import GapfillJob, GapfillOutcome
+from gem_flux_mcp.services.workspace import Workspace, model_key
+from gem_flux_mcp.store.rows import ModelRow
+from gem_flux_mcp.store.store import SerializedModel, derived_model_id
+
+GAPFILL_MODES = ("full", "atp_only", "genomescale_only")
+MAX_TARGET_GROWTH = 10.0
+GAPFILL_TEMPLATES = ("GramNegative", "GramPositive")
+
+
+def prepare_gapfill(ws: Workspace, model_id: object, media_id: object, target_growth_rate: object,
+                    gapfill_mode: object) -> GapfillJob:
+    """Validate a gapfill request and gather what the worker needs (no state changes)."""
+    key = model_key(model_id)
+    if isinstance(target_growth_rate, bool) or not isinstance(target_growth_rate, int | float) \
+            or not 0 < target_growth_rate <= MAX_TARGET_GROWTH or math.isnan(target_growth_rate):
+        raise ValidationError(
+            "INVALID_TARGET_GROWTH_RATE",
+            f"target_growth_rate must be a number > 0 and <= {MAX_TARGET_GROWTH} (1/h); got {target_growth_rate!r}.",
+            details={"provided_value": repr(target_growth_rate)[:30], "valid_range": [0.001, MAX_TARGET_GROWTH],
+                     "typical_range": [0.01, 1.0], "recommendation": 0.01},
+            suggestions=["Use 0.01 (the default) to ask for any growth; 0.1-1.0 for realistic rates."],
+            example_call={"tool": "gapfill_model", "arguments": {"model_id": key, "media_id":
+                                                                  "glucose_minimal_aerobic",
+                                                                  "target_growth_rate": 0.01}},
+        )
+    if gapfill_mode not in GAPFILL_MODES:
+        raise ValidationError(
+            "INVALID_GAPFILL_MODE",
+            f"gapfill_mode must be one of {', '.join(GAPFILL_MODES)}; got {gapfill_mode!r}.",
+            details={"provided_mode": repr(gapfill_mode)[:40], "valid_modes": list(GAPFILL_MODES)},
+            suggestions=["'full' = ATP correction + genome-scale gapfilling (recommended)."],
+        )
+    row = ws.store.get_model_row(ws.workspace_id, key)
+    medium_id, medium = ws.medium(media_id)
+    template = row.template if row.template in GAPFILL_TEMPLATES else "GramNegative"
+    return GapfillJob(
+        model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
+        medium=dict(medium), target_growth=float(target_growth_rate), mode=str(gapfill_mode), template=template,
+        new_model_id=derived_model_id(ws.store, ws.workspace_id, key, suffix="gf"),
+        atp_correction=_known_atp_correction(ws, row),
+        template_note=None if template == row.template else
+        f"Model template is {row.template or 'unknown'}; gapfilled with the {template} template.",
+    )
+
+
+def _known_atp_correction(ws: Workspace, row: ModelRow) -> dict[str, Any] | None:
+    """ATP correction already computed for this model: by the gapfill that made it, or by an
+    earlier gapfill of it (recorded as a result). Either way valid for this model's reactions."""
+    if isinstance(row.extra.get("atp_correction"), dict):
+        return dict(row.extra["atp_correction"])
+    for result in ws.store.list_results(ws.workspace_id, row.model_id, 100):
+        if result.kind == "atp_correction":
+            return dict(result.summary)
+    return None
+
+
+def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> dict[str, Any]:
+    """Store the gapfilled model under a fresh id, record the result, shape the answer."""
+    key = job.model_id
+    report = dict(outcome.report)
+    entries = report.pop("reactions_added")
+    parent = ws.store.get_model_row(ws.workspace_id, key)
+    atp = outcome.atp_correction
+    new_id = derived_model_id(ws.store, ws.workspace_id, key, suffix="gf")  # a second gapfill gets .v2
+    row = ws.store.add_model(
+        ws.workspace_id, new_id, SerializedModel(outcome.data, outcome.stats),
+        model_name=None, source="gapfilled", template=job.template, derived_from=key,
+        extra={"gapfill": {"media_id": job.media_id, "target_growth_rate": job.target_growth,
+                           "mode": job.mode, "reactions_added": entries,
+                           "quality_checks": report["quality_checks"]},
+               **({"atp_correction": atp} if atp else {})},
+    )
+    ws.store.set_last_media(ws.workspace_id, new_id, job.media_id)
+    summary = {"gapfilled_model_id": new_id, "original_model_id": key, "mode": job.mode,
+               "target_growth_rate": job.target_growth,
+               "growth_rate_before": report["growth_rate_before"],
+               "growth_rate_after": report["growth_rate_after"],
+               "num_reactions_added": len(entries), "quality_checks_passed": report["quality_checks"]["all_passed"]}
+    ws.store.add_result(ws.workspace_id, new_id, "gapfill", job.media_id, summary)
+    ws.store.add_result(ws.workspace_id, key, "gapfill", job.media_id, summary)
+    if atp and job.atp_correction is None and not parent.extra.get("atp_correction"):
+        ws.store.add_result(ws.workspace_id, key, "atp_correction", None, atp)
+    more = page(entries, 0)
+    return {
+        "success": True, "model_id": new_id, "original_model_id": key, "media_id": job.media_id,
+        "target_growth_rate": job.target_growth, "gapfill_mode": job.mode, "template_used": job.template,
+        **{k: v for k, v in report.items() if k not in ("timings_s",)},
+        **more,
+        "model_properties": {"num_reactions": row.num_reactions, "num_metabolites": row.num_metabolites,
+                             "num_genes": row.num_genes, "is_draft": False,
+                             "requires_further_gapfilling": not report["gapfilling_successful"]},
+        "timings_s": report["timings_s"],
+        "next_steps": [
+            f"Run FBA: run_fba(model_id='{new_id}', media_id='{job.media_id}').",
+            *([f"More added reactions: get_model(model_id='{new_id}', "
+               f"gapfill_reactions_offset={more['reactions_next_offset']})."]
+              if more["reactions_next_offset"] is not None else []),
+            *([job.template_note] if job.template_note else []),
+        ],
+    }

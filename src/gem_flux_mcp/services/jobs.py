@@ -1,0 +1,124 @@
+"""Long jobs as typed objects: prepared by a service in the server, run in a worker process
+(`server/worker.py` sends the object through a pipe and calls `run`), their results stored by the
+same service. Everything here is picklable; models travel as COBRApy JSON, never re-parsed by the
+server."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from gem_flux_mcp.config import Settings
+from gem_flux_mcp.data.biochem import BiochemIndex
+
+Progress = Callable[[str, float, str], None]
+
+
+class Job(Protocol):
+    kind: ClassVar[str]  # names the job in progress, errors ("<KIND>_TIMEOUT") and logs
+
+    def run(self, settings: Settings, progress: Progress) -> Any: ...
+
+
+@functools.cache
+def _biochem(settings: Settings) -> BiochemIndex:
+    """The worker's own biochemistry index, opened once per worker process."""
+    return BiochemIndex.open(settings.data_dir, settings.cache_dir)
+
+
+@dataclass(frozen=True)
+class BuiltDraft:
+    data: bytes  # COBRApy JSON
+    stats: dict[str, Any]
+    summary: dict[str, Any]
+    timings: dict[str, float]
+
+
+@dataclass(frozen=True)
+class BuildJob:
+    kind: ClassVar[str] = "build"
+    model_id: str
+    template: str
+    proteins: tuple[tuple[str, str, str], ...]  # (id, sequence, header description)
+    use_header_functions: bool = True
+    use_homology: bool = True
+    annotate_with_rast: bool = False
+    exclude_reference_models: tuple[str, ...] = ()
+
+    def run(self, settings: Settings, progress: Progress) -> BuiltDraft:
+        from gem_flux_mcp.modeling.annotate import Protein
+        from gem_flux_mcp.modeling.build import BuildOptions, build_draft, describe_draft
+        from gem_flux_mcp.modeling.model_io import release_model
+        from gem_flux_mcp.store.store import serialize_model
+
+        proteins = [Protein(pid, seq, desc) for pid, seq, desc in self.proteins]
+        options = BuildOptions(
+            template=self.template, use_header_functions=self.use_header_functions, use_homology=self.use_homology,
+            use_rast=self.annotate_with_rast, exclude_reference_models=self.exclude_reference_models,
+        )
+        result = build_draft(self.model_id, proteins, options, settings.data_dir, settings.cache_dir,
+                             _biochem(settings), progress=progress)
+        progress("store", 0.92, "serializing the model")
+        serialized = serialize_model(result.model, self.model_id)
+        summary = describe_draft(result.model, options.template, result.annotation)
+        release_model(result.model)
+        return BuiltDraft(serialized.data, serialized.stats, summary, result.timings)
+
+
+@dataclass(frozen=True)
+class GapfillOutcome:
+    data: bytes  # COBRApy JSON of the gapfilled model
+    stats: dict[str, Any]
+    report: dict[str, Any]
+    atp_correction: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class GapfillJob:
+    kind: ClassVar[str] = "gapfill"
+    model_id: str
+    media_id: str
+    model_json: str
+    medium: dict[str, tuple[float, float]]
+    target_growth: float
+    mode: str
+    template: str
+    new_model_id: str
+    atp_correction: dict[str, Any] | None = None  # known from an earlier gapfill of the same model
+    template_note: str | None = None
+
+    def run(self, settings: Settings, progress: Progress) -> GapfillOutcome:
+        from cobra.io import from_json
+
+        from gem_flux_mcp.modeling import gapfill, gapfill_report
+        from gem_flux_mcp.modeling.model_io import release_model
+        from gem_flux_mcp.store.store import serialize_model
+
+        progress("load", 0.01, "reading the model")
+        model = from_json(self.model_json)
+        options = gapfill.GapfillOptions(target_growth=self.target_growth, mode=self.mode)
+        previous = gapfill.AtpCorrection.from_json(self.atp_correction) if self.atp_correction else None
+        biochem = _biochem(settings)
+        run = gapfill.gapfill_from_data(model, dict(self.medium), options, template_name=self.template,
+                                        data_dir=settings.data_dir, biochem=biochem, previous_atp=previous,
+                                        progress=progress)
+        report = gapfill_report.describe(run, biochem.reaction_details, options.target_growth)
+        progress("store", 0.95, "serializing the gapfilled model")
+        serialized = serialize_model(run.model, self.new_model_id)
+        release_model(run.model)
+        release_model(model)
+        return GapfillOutcome(serialized.data, serialized.stats, report,
+                              run.atp.to_json() if run.atp is not None else None)
+
+
+def warm_up(settings: Settings) -> None:
+    """What every job needs, loaded when a worker starts: ModelSEEDpy, the default template, the
+    biochemistry index."""
+    from gem_flux_mcp.data.templates import BUILD_TEMPLATES, load_template, template_path
+
+    default = BUILD_TEMPLATES[0]
+    if template_path(settings.data_dir, default).is_file():
+        load_template(settings.data_dir, default)
+    _biochem(settings)

@@ -1,0 +1,110 @@
+"""Media: build, list and delete (predefined media are read-only)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gem_flux_mcp.data.media_library import PREDEFINED_CREATED_AT
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.modeling import media
+from gem_flux_mcp.services.workspace import Medium, Workspace
+from gem_flux_mcp.store.rows import MediaRow
+
+MEDIA_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_MAX_PREVIEW = 3
+
+
+def build_media(ws: Workspace, compounds: object, default_uptake: object = 100.0, custom_bounds: object = None,
+                media_name: object = None, description: object = None) -> dict[str, Any]:
+    medium = media.validate_media_request(compounds, default_uptake, custom_bounds, ws.biochem.existing_compound_ids)
+    if media_name is not None:
+        if not isinstance(media_name, str) or not MEDIA_NAME.match(media_name) or media_name.startswith("media_"):
+            raise ValidationError(
+                "INVALID_MEDIA_NAME",
+                "media_name must be 1-64 letters, digits, '_' or '-', and must not start with 'media_'.",
+                details={"provided": media_name if isinstance(media_name, str) else repr(media_name)},
+                suggestions=["Use a name such as 'glucose_m9_aerobic', or omit it for an automatic id."],
+            )
+        if media_name in ws.media_library:
+            raise ValidationError(
+                "DUPLICATE_NAME", f"'{media_name}' is a predefined medium; choose another name.",
+                details={"name": media_name, "predefined_media": sorted(ws.media_library)},
+            )
+        media_id = media_name
+    else:
+        media_id = ws.store.new_media_id(ws.workspace_id)
+    row = ws.store.add_media(MediaRow(
+        workspace=ws.workspace_id, media_id=media_id, media_name=media_name if media_name else None,
+        compounds=medium, default_uptake=float(default_uptake),  # type: ignore[arg-type]
+        created_at="", description=description if isinstance(description, str) else None,
+    ))
+    info = ws.biochem.compound_names(medium)
+    custom = len(custom_bounds) if isinstance(custom_bounds, dict) else 0
+    return {
+        "success": True,
+        "media_id": row.media_id,
+        "media_name": row.media_name,
+        "compounds": [{"id": c, "name": info[c][0], "formula": info[c][1], "bounds": list(b)}
+                      for c, b in medium.items()],
+        "num_compounds": len(medium),
+        "media_type": media.media_type(len(medium)),
+        "default_uptake_rate": float(default_uptake),  # type: ignore[arg-type]
+        "custom_bounds_applied": custom,
+        "created_at": row.created_at,
+        "next_steps": [f"Run FBA: run_fba(model_id=..., media_id='{row.media_id}').",
+                       f"Gapfill a draft on it: gapfill_model(model_id=..., media_id='{row.media_id}')."],
+    }
+
+
+def list_media(ws: Workspace) -> dict[str, Any]:
+    entries: list[dict[str, Any]] = []
+    for medium in ws.media_library.values():
+        entries.append(_media_info(ws, medium.media_id, medium.media_id, medium.compounds,
+                                   PREDEFINED_CREATED_AT, True, medium.description))
+    user = ws.store.list_media(ws.workspace_id)
+    for row in user:
+        entries.append(_media_info(ws, row.media_id, row.media_name, row.compounds, row.created_at, False,
+                                   row.description or ""))
+    entries.sort(key=lambda e: (e["created_at"], e["media_id"]))
+    return {
+        "success": True,
+        "media": entries,
+        "total_media": len(entries),
+        "predefined_media": len(ws.media_library),
+        "user_created_media": len(user),
+        "next_steps": ["Create a medium with build_media(compounds=[...]).",
+                       "Use a media_id with run_fba or gapfill_model."],
+    }
+
+
+def _media_info(ws: Workspace, media_id: str, name: str | None, compounds: Medium, created_at: str,
+                predefined: bool, description: str) -> dict[str, Any]:
+    preview_ids = list(compounds)[:_MAX_PREVIEW]
+    names = ws.biochem.compound_names(preview_ids)
+    return {
+        "media_id": media_id,
+        "media_name": name,
+        "description": description,
+        "num_compounds": len(compounds),
+        "media_type": media.media_type(len(compounds)),
+        "compounds_preview": [{"id": c, "name": names.get(c, (c, ""))[0]} for c in preview_ids],
+        "created_at": created_at,
+        "is_predefined": predefined,
+    }
+
+
+def delete_media(ws: Workspace, media_id: object) -> dict[str, Any]:
+    if isinstance(media_id, str) and media_id.strip() in ws.media_library:
+        raise ValidationError(
+            "PREDEFINED_MEDIA_IMMUTABLE",
+            f"'{media_id.strip()}' is a predefined medium and cannot be deleted.",
+            details={"media_id": media_id.strip(), "predefined_media": sorted(ws.media_library)},
+            suggestions=["Predefined media are shared reference data; delete only media you built."],
+            valid_next_steps=["list_media"],
+        )
+    if not isinstance(media_id, str) or not media_id.strip():
+        raise ValidationError("INVALID_MEDIA_ID", "media_id must be a non-empty string.",
+                              details={"provided": repr(media_id)[:40]}, valid_next_steps=["list_media"])
+    row = ws.store.delete_media(ws.workspace_id, media_id.strip())
+    return {"success": True, "deleted_media_id": row.media_id, "message": "Media deleted successfully"}

@@ -1,0 +1,145 @@
+"""Stored models: list, inspect (with lineage, results, revisions, gapfill pages), delete, import
+from and export to files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gem_flux_mcp.errors import NotFoundError, ValidationError
+from gem_flux_mcp.modeling import model_io
+from gem_flux_mcp.services.revisions import revision_history
+from gem_flux_mcp.services.workspace import Workspace, model_info, model_key
+from gem_flux_mcp.store.rows import ModelRow
+
+FILTER_STATES = ("all", "draft", "gapfilled")
+MAX_LIMIT = 100
+_GENES_PREVIEW = 50
+
+
+def list_models(ws: Workspace, filter_state: object = "all") -> dict[str, Any]:
+    state = filter_state.strip().lower() if isinstance(filter_state, str) else None
+    if state not in FILTER_STATES:
+        raise ValidationError(
+            "INVALID_FILTER_STATE",
+            f"filter_state must be one of {', '.join(FILTER_STATES)}; got {filter_state!r}.",
+            details={"provided": filter_state if isinstance(filter_state, str) else repr(filter_state),
+                     "valid_values": list(FILTER_STATES)},
+            suggestions=["Use 'all', 'draft' or 'gapfilled' (case does not matter)."],
+            example_call={"tool": "list_models", "arguments": {"filter_state": "all"}},
+        )
+    rows = ws.store.list_models(ws.workspace_id)
+    counts = {name: sum(r.state == name for r in rows) for name in ("draft", "gapfilled")}
+    shown = [r for r in rows if state == "all" or r.state == state]
+    return {
+        "success": True,
+        "models": [model_info(r) for r in shown],
+        "total_models": len(shown),
+        "models_by_state": counts,
+        "next_steps": ["Inspect one with get_model(model_id=...).",
+                       "Run FBA with run_fba(model_id=..., media_id=...)."] if shown
+        else ["Build a model with build_model or load one with import_model."],
+    }
+
+
+def delete_model(ws: Workspace, model_id: object) -> dict[str, Any]:
+    row = ws.store.delete_model(ws.workspace_id, model_key(model_id))
+    return {"success": True, "deleted_model_id": row.model_id, "message": "Model deleted successfully"}
+
+
+def get_model(ws: Workspace, model_id: object, include_predictions: bool = False, include_revisions: bool = False,
+              limit: object = 20, gapfill_reactions_offset: object = None) -> dict[str, Any]:
+    key = model_key(model_id)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise ValidationError("INVALID_LIMIT", f"limit must be an integer from 1 to {MAX_LIMIT}; got {limit!r}.",
+                              details={"provided": repr(limit)[:20], "min": 1, "max": MAX_LIMIT})
+    row = ws.store.get_model_row(ws.workspace_id, key)
+    with ws.store.checkout(ws.workspace_id, key) as model:
+        summary = model_io.summarize(model)
+        genes = sorted(g.id for g in model.genes)
+    payload: dict[str, Any] = {
+        "success": True,
+        **model_info(row),
+        "source": row.source,
+        "num_exchange_reactions": summary["num_exchange_reactions"],
+        "compartments": summary["compartments"],
+        "objective": summary["objective"],
+        "statistics": summary["statistics"],
+        "genes_preview": genes[:_GENES_PREVIEW],
+        "genes_truncated": len(genes) > _GENES_PREVIEW,
+        "last_media_id": row.last_media_id,
+        "lineage": _lineage(ws, row),
+    }
+    if include_predictions:
+        results = ws.store.list_results(ws.workspace_id, key, limit)
+        payload["predictions"] = [{"id": r.id, "kind": r.kind, "media_id": r.media_id,
+                                   "created_at": r.created_at, "summary": r.summary} for r in results]
+    if include_revisions:
+        payload["revisions"] = revision_history(ws, row, limit)
+    if gapfill_reactions_offset is not None:
+        payload["gapfill_reactions"] = _gapfill_page(row, gapfill_reactions_offset)
+    return payload
+
+
+def _gapfill_page(row: ModelRow, offset: object) -> dict[str, Any]:
+    from gem_flux_mcp.modeling.gapfill_report import page
+
+    record = row.extra.get("gapfill")
+    if not isinstance(record, dict):
+        raise ValidationError(
+            "NOT_GAPFILLED", f"Model {row.model_id} was not made by gapfill_model; it has no added reactions.",
+            details={"model_id": row.model_id, "source": row.source},
+            suggestions=["Pass the id of a gapfilled model (ids containing '.gf')."],
+            valid_next_steps=["list_models"],
+        )
+    entries = record.get("reactions_added", [])
+    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= max(len(entries) - 1, 0):
+        raise ValidationError(
+            "INVALID_OFFSET", f"gapfill_reactions_offset must be an integer from 0 to {max(len(entries) - 1, 0)}.",
+            details={"provided": repr(offset)[:20], "total": len(entries)},
+        )
+    return {"media_id": record.get("media_id"), **page(entries, offset)}
+
+
+def _lineage(ws: Workspace, row: ModelRow) -> list[tuple[str, str | None]]:
+    chain: list[tuple[str, str | None]] = [(row.model_id, row.derived_from)]
+    seen = {row.model_id}
+    parent = row.derived_from
+    while parent and parent not in seen:
+        seen.add(parent)
+        try:
+            prow = ws.store.get_model_row(ws.workspace_id, parent)
+        except NotFoundError:
+            chain.append((parent, None))  # the parent was deleted; the id stays on record
+            break
+        chain.append((prow.model_id, prow.derived_from))
+        parent = prow.derived_from
+    return chain
+
+
+def import_model(ws: Workspace, path: Path, model_name: object = None, fmt: object = None) -> dict[str, Any]:
+    """`path` is already resolved and allowed (the caller's file area)."""
+    file_format = model_io.detect_format(path, fmt if isinstance(fmt, str) else None)
+    model = model_io.read_model(path, file_format)
+    name = model_name if isinstance(model_name, str) and model_name.strip() else None
+    model_id = ws.store.new_model_id(ws.workspace_id, name, "draft")
+    try:
+        row = ws.store.add_model(ws.workspace_id, model_id, model, model_name=name, source="imported",
+                                 template=None, derived_from=None,
+                                 extra={"imported_from": path.name, "original_id": model.id})
+        summary = model_io.summarize(model)
+    finally:
+        model_io.release_model(model)  # stored as a file; the next checkout loads it
+    return {"success": True, **model_info(row), "format": file_format, "original_model_id": model.id,
+            "num_exchange_reactions": summary["num_exchange_reactions"], "compartments": summary["compartments"],
+            "objective": summary["objective"],
+            "next_steps": [f"Run FBA: run_fba(model_id='{row.model_id}', media_id=...)."]}
+
+
+def export_model(ws: Workspace, model_id: object, path: Path, fmt: object = None) -> dict[str, Any]:
+    """`path` is already resolved and allowed for writing (the caller's file area)."""
+    key = model_key(model_id)
+    file_format = model_io.detect_format(path, fmt if isinstance(fmt, str) else None)
+    with ws.store.checkout(ws.workspace_id, key) as model:
+        size = model_io.write_model(model, path, file_format)
+    return {"success": True, "model_id": key, "file_path": str(path), "format": file_format, "size_bytes": size}
