@@ -56,7 +56,7 @@ case "$cmd" in
     test)
         setup
         ensure_browser
-        .venv/bin/ruff check src tests benchmarks
+        .venv/bin/ruff check src tests benchmarks scripts
         .venv/bin/mypy
         exec .venv/bin/python -m pytest "$@"
         ;;

@@ -15,6 +15,7 @@ import pytest
 from gem_flux_mcp.data.biochem import BiochemIndex
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))  # repository scripts the tests check (tool_contracts.py)
 GEM_FLUX = str(Path(sys.executable).with_name("gem-flux"))
 
 

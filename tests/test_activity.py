@@ -11,7 +11,7 @@ import anyio
 import httpx
 import pytest
 
-from gem_flux_mcp.contracts import CONTRACT_VERSION
+from gem_flux_mcp import CONTRACT_VERSION
 from gem_flux_mcp.store.activity import ActivityRecorder, CallEvent, ClientIdentity, estimate_tokens
 from gem_flux_mcp.store.db import DB_FILE_NAME, Database
 from gem_flux_mcp.store.rows import utc_now

@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 from mcp.types import DiscoverResult
 
+import tool_contracts as contracts
 from conftest import REPO
-from gem_flux_mcp import contracts
-from gem_flux_mcp.contracts import CONTRACT_VERSION, Change, check, compare, required_bump, review, update
+from gem_flux_mcp import CONTRACT_VERSION
 from mcp_client import PROTOCOL_MODES, stdio_client
+from tool_contracts import Change, check, compare, required_bump, review, update
 
 SNAPSHOT = REPO / "contracts" / "tools.json"
 CHANGELOG = REPO / "CHANGELOG.md"
@@ -81,7 +82,7 @@ def test_live_app_matches_the_checked_in_snapshot(live: Snapshot) -> None:
 
 def test_snapshot_file_is_the_canonical_rendering(live: Snapshot) -> None:
     text = SNAPSHOT.read_text(encoding="utf-8")
-    assert text == contracts.render(json.loads(text)), "run `python -m gem_flux_mcp.contracts --update`"
+    assert text == contracts.render(json.loads(text)), "run `python scripts/tool_contracts.py --update`"
     assert json.loads(text)["contract_version"] == CONTRACT_VERSION
     contracts.parse_version(CONTRACT_VERSION)
     assert list(live["tools"]) == sorted(live["tools"])
@@ -359,8 +360,10 @@ def test_missing_or_broken_snapshot_is_reported_and_update_recreates_it(base: Sn
 def test_cli_update_and_check(tmp_path: Path) -> None:
     """The real entry point, as the README and the problem messages tell developers to run it."""
     target = tmp_path / "tools.json"
-    done = subprocess.run([sys.executable, "-m", "gem_flux_mcp.contracts", "--update", "--snapshot", str(target),
-                           "--changelog", str(CHANGELOG)], capture_output=True, text=True, timeout=120)
+    script = str(REPO / "scripts" / "tool_contracts.py")
+    done = subprocess.run([sys.executable, script, "--update", "--snapshot", str(target),
+                           "--changelog", str(CHANGELOG)],
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert target.read_text(encoding="utf-8") == SNAPSHOT.read_text(encoding="utf-8")
     assert contracts.main(["--check", "--snapshot", str(target), "--changelog", str(CHANGELOG)]) == 0

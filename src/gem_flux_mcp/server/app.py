@@ -17,9 +17,8 @@ os.environ.setdefault("FASTMCP_ENABLE_RICH_LOGGING", "false")
 from fastmcp import FastMCP
 from starlette.middleware import Middleware
 
-from gem_flux_mcp import __version__
+from gem_flux_mcp import CONTRACT_VERSION, __version__
 from gem_flux_mcp.config import Settings
-from gem_flux_mcp.contracts import CONTRACT_VERSION
 from gem_flux_mcp.errors import GemFluxError
 from gem_flux_mcp.server import access, dashboard, runtime
 from gem_flux_mcp.server.arguments import ArgumentErrorMiddleware

@@ -18,8 +18,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from gem_flux_mcp import __version__
-from gem_flux_mcp.contracts import CONTRACT_VERSION
+from gem_flux_mcp import CONTRACT_VERSION, __version__
 from gem_flux_mcp.store.activity import ActivityRecorder
 from gem_flux_mcp.store.rows import CallRow, SessionRow
 from gem_flux_mcp.store.store import Store

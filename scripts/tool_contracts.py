@@ -18,13 +18,13 @@ Descriptions (of tools and inside schemas) are not part of the contract: they ar
 of the snapshot and may change freely. Schema titles are kept in the snapshot but are
 documentation: a change there only needs ``--update``, no version bump.
 
-Workflow after changing a tool: bump ``CONTRACT_VERSION`` as ``--check`` says, run
-``python -m gem_flux_mcp.contracts --update`` (it refuses while the bump is missing or too
-small) and add a ``## <version>`` entry to CHANGELOG.md. ``tests/test_contracts.py`` runs
-the same check.
+Workflow after changing a tool: bump ``CONTRACT_VERSION`` (in ``gem_flux_mcp/__init__.py``) as
+``--check`` says, run ``python scripts/tool_contracts.py --update`` (it refuses while the bump is
+missing or too small) and add a ``## <version>`` entry to CHANGELOG.md.
+``tests/test_contracts.py`` runs the same check.
 
-Only the standard library is imported here; the server app is imported lazily by
-``live_snapshot`` (``gem_flux_mcp.server.app`` imports ``CONTRACT_VERSION`` from here).
+A repository script, not part of the package: the snapshot it reads and writes lives in the
+repository. The live contract comes from the server app as ``create_app()`` builds it.
 """
 
 from __future__ import annotations
@@ -42,12 +42,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-CONTRACT_VERSION = "2.0.0"
+from gem_flux_mcp import CONTRACT_VERSION
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOT_PATH = REPO_ROOT / "contracts" / "tools.json"
 CHANGELOG_PATH = REPO_ROOT / "CHANGELOG.md"
-UPDATE_COMMAND = "python -m gem_flux_mcp.contracts --update"
+UPDATE_COMMAND = "python scripts/tool_contracts.py --update"
 
 Kind = Literal["major", "minor"]
 Bump = Literal["major", "minor", "none"]
@@ -185,7 +185,7 @@ def tool_contract(input_schema: Any, output_schema: Any, annotations: Any, title
 
 
 async def _live_snapshot_async() -> dict[str, Any]:
-    from gem_flux_mcp.server.app import create_app  # lazy: the app imports this module
+    from gem_flux_mcp.server.app import create_app  # lazy: FastMCP and the tools load only when needed
 
     tools: dict[str, Any] = {}
     for tool in await create_app().list_tools():
@@ -629,7 +629,7 @@ def _has_heading(changelog: str, version: str) -> bool:
 
 def _todo(version: str) -> str:
     return (f"bump CONTRACT_VERSION to {version}, run `{UPDATE_COMMAND}`, "
-            f"and add a `## {version}` entry to CHANGELOG.md (CONTRACT_VERSION is in src/gem_flux_mcp/contracts.py)")
+            f"and add a `## {version}` entry to CHANGELOG.md (CONTRACT_VERSION is in src/gem_flux_mcp/__init__.py)")
 
 
 def _bump_problems(old: Mapping[str, Any], new: Mapping[str, Any], changes: list[Change]) -> list[str]:
@@ -739,7 +739,7 @@ def update(snapshot_path: Path | str = SNAPSHOT_PATH, live: Mapping[str, Any] | 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gem_flux_mcp.contracts",
+    parser = argparse.ArgumentParser(prog="python scripts/tool_contracts.py",
                                      description="Check or update the versioned tool-contract snapshot.")
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--check", action="store_true", help="print problems; exit 1 if there are any")
