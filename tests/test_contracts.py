@@ -401,3 +401,25 @@ async def test_clients_see_the_contract_version_and_the_snapshot_schemas(server_
     over_the_wire = {"contract_version": CONTRACT_VERSION, "tools": dict(sorted(wire.items()))}
     assert compare(snapshot, over_the_wire) == []
     assert over_the_wire == snapshot
+
+
+def test_a_real_tightening_of_the_live_app_needs_a_major_bump(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Input constraints live in the tool signatures, so the published schemas carry them and the
+    checker sees a real narrowing: target_growth_rate <= 10 tightened to <= 5, and a gapfill mode
+    dropped from the enum."""
+    from typing import Literal
+
+    from gem_flux_mcp.server.tools import gapfill
+
+    monkeypatch.setattr(gapfill, "MAX_TARGET_GROWTH", 5.0)
+    monkeypatch.setattr(gapfill, "GapfillMode", Literal["full", "genomescale_only"])
+    tightened = contracts.live_snapshot()
+    field = tightened["tools"]["gapfill_model"]["input_schema"]["properties"]
+    assert field["target_growth_rate"]["maximum"] == 5.0 and "atp_only" not in json.dumps(field["gapfill_mode"])
+    changes = compare(json.loads(SNAPSHOT.read_text(encoding="utf-8")), tightened)
+    found = {(c.path, c.kind) for c in changes}
+    assert found == {("gapfill_model.input.target_growth_rate", "major"), ("gapfill_model.input.gapfill_mode", "major")}
+    assert required_bump(changes) == "major"
+    snapshot = write(tmp_path / "tools.json", json.loads(SNAPSHOT.read_text(encoding="utf-8")))
+    problems = check(snapshot, CHANGELOG, tightened)
+    assert any("major" in p and "target_growth_rate" in p for p in problems), problems

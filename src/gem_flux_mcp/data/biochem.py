@@ -123,6 +123,10 @@ def validate_search_args(query: object, limit: object, tool: str) -> tuple[str, 
             suggestions=["Shorten the query to the distinctive part of a name or id."],
             example_call={"tool": tool, "arguments": {"query": text[:30], "limit": 10}},
         )
+    return text.lower(), check_search_limit(limit, tool, text)
+
+
+def check_search_limit(limit: object, tool: str, query: str = "glucose") -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise ValidationError(
             "INVALID_LIMIT",
@@ -130,9 +134,9 @@ def validate_search_args(query: object, limit: object, tool: str) -> tuple[str, 
             details={"provided": limit if isinstance(limit, int) else repr(limit)[:30],
                      "min": 1, "max": MAX_LIMIT},
             suggestions=[f"Use a limit between 1 and {MAX_LIMIT} (default 10)."],
-            example_call={"tool": tool, "arguments": {"query": text, "limit": 10}},
+            example_call={"tool": tool, "arguments": {"query": query, "limit": 10}},
         )
-    return text.lower(), limit
+    return limit
 
 
 def _name_words(text: str) -> str:

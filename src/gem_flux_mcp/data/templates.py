@@ -12,11 +12,12 @@ import io
 import json
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..errors import DataError, ValidationError
 
-BUILD_TEMPLATES = ("GramNegative", "GramPositive", "Core")
+TemplateName = Literal["GramNegative", "GramPositive", "Core"]
+BUILD_TEMPLATES: tuple[str, ...] = get_args(TemplateName)
 ATP_TEMPLATE = "Core-V5.2"
 
 _lock = threading.Lock()
@@ -28,6 +29,17 @@ def template_path(data_dir: Path, name: str) -> Path:
 
 
 def check_template_name(name: object, data_dir: Path) -> str:
+    name = check_template_choice(name)
+    if not template_path(data_dir, name).is_file():
+        raise DataError(
+            "TEMPLATE_LOAD_ERROR", f"Template file {name}.json is missing from the data folder.",
+            details={"template": name}, suggestions=["Run `gem-flux data check`, then `gem-flux data fetch`."],
+        )
+    return name
+
+
+def check_template_choice(name: object) -> str:
+    """One of BUILD_TEMPLATES, else INVALID_TEMPLATE with the closest name."""
     if not isinstance(name, str) or name not in BUILD_TEMPLATES:
         lowered = str(name).lower().replace("-", "").replace("_", "")
         guess = [t for t in BUILD_TEMPLATES if t.lower() == lowered or lowered in t.lower()]
@@ -36,11 +48,6 @@ def check_template_name(name: object, data_dir: Path) -> str:
             details={"provided_template": name, "valid_templates": list(BUILD_TEMPLATES),
                      **({"did_you_mean": guess[0]} if guess else {})},
             suggestions=["Use GramNegative (default), GramPositive or Core."],
-        )
-    if not template_path(data_dir, name).is_file():
-        raise DataError(
-            "TEMPLATE_LOAD_ERROR", f"Template file {name}.json is missing from the data folder.",
-            details={"template": name}, suggestions=["Run `gem-flux data check`, then `gem-flux data fetch`."],
         )
     return name
 

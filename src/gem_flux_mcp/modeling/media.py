@@ -29,6 +29,11 @@ def media_type(num_compounds: int) -> str:
     return "minimal" if num_compounds < RICH_THRESHOLD else "rich"
 
 
+_EXAMPLE = {"tool": "build_media", "arguments": {
+    "compounds": ["cpd00027", "cpd00007", "cpd00001", "cpd00009", "cpd00013"],
+    "default_uptake": 10.0, "custom_bounds": {"cpd00027": [-5, 100]}}}
+
+
 def validate_media_request(
     compounds: object,
     default_uptake: object,
@@ -37,18 +42,8 @@ def validate_media_request(
 ) -> dict[str, tuple[float, float]]:
     """The medium as {cpd: (lower, upper)} in input order, or a ValidationError naming every
     offending entry. `known` returns which of the given ids exist in the database."""
-    example = {"tool": "build_media", "arguments": {
-        "compounds": ["cpd00027", "cpd00007", "cpd00001", "cpd00009", "cpd00013"],
-        "default_uptake": 10.0, "custom_bounds": {"cpd00027": [-5, 100]}}}
-    if not isinstance(compounds, list) or not compounds:
-        raise ValidationError(
-            "EMPTY_COMPOUNDS_LIST",
-            "compounds must be a non-empty list of ModelSEED compound ids.",
-            details={"provided": compounds if isinstance(compounds, list) else repr(compounds)[:80]},
-            suggestions=["Give at least one id such as 'cpd00027' (D-Glucose).",
-                         "Use search_compounds to find ids by name."],
-            valid_next_steps=["search_compounds", "build_media"], example_call=example,
-        )
+    example = _EXAMPLE
+    compounds = check_compounds_list(compounds)
     normalized: list[str] = []
     malformed: list[Any] = []
     for raw in compounds:
@@ -85,6 +80,28 @@ def validate_media_request(
             suggestions=["Check the ids with get_compound_name, or find them with search_compounds."],
             valid_next_steps=["search_compounds", "get_compound_name"], example_call=example,
         )
+    uptake = check_default_uptake(default_uptake)
+    medium = {cpd: (-uptake, DEFAULT_SECRETION) for cpd in normalized}
+    for cpd, bounds in _custom_bounds(custom_bounds, normalized, example).items():
+        medium[cpd] = bounds
+    return medium
+
+
+def check_compounds_list(compounds: object) -> list[Any]:
+    if not isinstance(compounds, list) or not compounds:
+        raise ValidationError(
+            "EMPTY_COMPOUNDS_LIST",
+            "compounds must be a non-empty list of ModelSEED compound ids.",
+            details={"provided": compounds if isinstance(compounds, list) else repr(compounds)[:80]},
+            suggestions=["Give at least one id such as 'cpd00027' (D-Glucose).",
+                         "Use search_compounds to find ids by name."],
+            valid_next_steps=["search_compounds", "build_media"], example_call=_EXAMPLE,
+        )
+    return compounds
+
+
+def check_default_uptake(default_uptake: object) -> float:
+    """A finite uptake > 0 and <= MAX_UPTAKE (mmol/gDW/h)."""
     uptake = _number(default_uptake)
     if uptake is None or not 0 < uptake <= MAX_UPTAKE:
         raise ValidationError(
@@ -93,12 +110,9 @@ def validate_media_request(
             details={"provided": default_uptake if uptake is not None else repr(default_uptake)[:40],
                      "valid_range": [0, MAX_UPTAKE], "typical_range": [10, 100]},
             suggestions=["Use a positive uptake such as 10 or 100; it becomes the lower bound -uptake."],
-            example_call=example,
+            example_call={"tool": "build_media", "arguments": {"compounds": ["cpd00027"], "default_uptake": 10.0}},
         )
-    medium = {cpd: (-uptake, DEFAULT_SECRETION) for cpd in normalized}
-    for cpd, bounds in _custom_bounds(custom_bounds, normalized, example).items():
-        medium[cpd] = bounds
-    return medium
+    return uptake
 
 
 def _number(value: object) -> float | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 from fastmcp.exceptions import NotFoundError as FastMCPNotFound
@@ -16,14 +17,64 @@ from fastmcp.exceptions import ValidationError as FastMCPValidationError
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 from pydantic import ValidationError as PydanticValidationError
 
-from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.data.biochem import check_search_limit
+from gem_flux_mcp.data.templates import check_template_choice
+from gem_flux_mcp.errors import GemFluxError, ValidationError
+from gem_flux_mcp.modeling.media import check_compounds_list, check_default_uptake
 from gem_flux_mcp.server.envelope import error_result
+from gem_flux_mcp.services.fba import check_flux_threshold
+from gem_flux_mcp.services.gapfill import check_gapfill_mode, check_target_growth_rate
+from gem_flux_mcp.services.models import check_limit, check_offset
+from gem_flux_mcp.services.revisions import check_reason
 
 MAX_TEXT_CHARS = 10_000  # any one string argument
 MAX_ITEMS = 20_000  # entries of any one list or object argument
 MAX_REPORTED_PROBLEMS = 10  # an error lists at most this many argument problems
 # protein sequences come as {id: sequence}: a proteome has thousands, the longest proteins ~35 k residues
 LARGE_ARGUMENTS = {"protein_sequences": (200_000, 100_000)}  # argument -> (max entries, max chars per value)
+
+
+# The one table from a tool argument whose constraints the input schema publishes (ranges, enums,
+# lengths: FastMCP refuses values outside them before the tool runs) to the check that gives the
+# same refusal its own error code and recovery hints, as when the service itself refuses it.
+ARGUMENT_CHECKS: dict[tuple[str, str], Callable[[Any], object]] = {
+    ("search_compounds", "limit"): lambda v: check_search_limit(v, "search_compounds"),
+    ("search_reactions", "limit"): lambda v: check_search_limit(v, "search_reactions"),
+    ("build_media", "compounds"): check_compounds_list,
+    ("build_media", "default_uptake"): check_default_uptake,
+    ("get_model", "limit"): check_limit,
+    ("get_model", "gapfill_reactions_offset"): check_offset,
+    ("run_fba", "flux_threshold"): check_flux_threshold,
+    ("revise_model", "reason"): check_reason,
+    ("build_model", "template"): check_template_choice,
+    ("gapfill_model", "target_growth_rate"): check_target_growth_rate,
+    ("gapfill_model", "gapfill_mode"): check_gapfill_mode,
+}
+
+
+# pydantic error types of a published constraint (range, enum, length), as opposed to a wrong type
+CONSTRAINT_ERRORS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal", "literal_error",
+                               "enum", "string_too_long", "string_too_short", "too_short", "too_long",
+                               "finite_number"})
+
+
+def mapped_error(tool_name: str | None, exc: BaseException) -> GemFluxError | None:
+    """The error of the argument's own check (ARGUMENT_CHECKS) for the first refused argument
+    that has one, or None (the caller answers INVALID_ARGUMENTS)."""
+    cause = exc if isinstance(exc, PydanticValidationError) else exc.__cause__
+    if not isinstance(cause, PydanticValidationError):
+        return None
+    for err in cause.errors():
+        location = [p for p in err.get("loc", ()) if p != "call"]
+        check = ARGUMENT_CHECKS.get((str(tool_name), str(location[0]))) if location else None
+        if check is None or "input" not in err or err.get("type") not in CONSTRAINT_ERRORS:
+            continue  # wrong types, missing or unknown arguments stay INVALID_ARGUMENTS
+        value = err["input"] if len(location) == 1 else None
+        try:
+            check(value)
+        except GemFluxError as refused:
+            return refused
+    return None
 
 
 def argument_problems(arguments: dict[str, Any]) -> list[dict[str, Any]]:
@@ -112,6 +163,9 @@ class ArgumentErrorMiddleware(Middleware):
         try:
             return await call_next(context)
         except (FastMCPValidationError, PydanticValidationError) as exc:
+            refused = mapped_error(tool_name, exc)
+            if refused is not None:
+                return error_result(refused, tool_name)
             return _invalid(tool_name, _argument_errors(exc))
         except FastMCPNotFound as exc:
             error = ValidationError(

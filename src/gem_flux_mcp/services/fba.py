@@ -15,9 +15,7 @@ MAX_FLUX_THRESHOLD = 1000.0  # mmol/gDW/h: above it nothing is listed
 _EXCHANGES: WeakKeyDictionary[Any, list[media.ExchangeInfo]] = WeakKeyDictionary()
 
 
-def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object = "bio1", maximize: bool = True,
-            flux_threshold: object = 1e-6, pfba: bool = False) -> dict[str, Any]:
-    key = model_key(model_id)
+def check_flux_threshold(flux_threshold: object) -> float:
     if isinstance(flux_threshold, bool) or not isinstance(flux_threshold, int | float) \
             or not 0 <= flux_threshold <= MAX_FLUX_THRESHOLD:  # NaN fails both comparisons
         raise ValidationError(
@@ -26,6 +24,13 @@ def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object
             details={"provided_threshold": repr(flux_threshold)[:30], "minimum": 0, "maximum": MAX_FLUX_THRESHOLD},
             suggestions=["Use the default 1e-6, or 0 to keep every nonzero flux."],
         )
+    return float(flux_threshold)
+
+
+def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object = "bio1", maximize: bool = True,
+            flux_threshold: object = 1e-6, pfba: bool = False) -> dict[str, Any]:
+    key = model_key(model_id)
+    threshold = check_flux_threshold(flux_threshold)
     row = ws.store.get_model_row(ws.workspace_id, key)
     medium_id, medium = ws.medium(media_id)
     names = fba.NameLookup(ws.biochem.reaction_names, ws.biochem.compound_names)
@@ -47,7 +52,7 @@ def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object
             )
         result = fba.run_fba(
             model, model_id=key, media_id=medium_id, objective=goal, maximize=bool(maximize),
-            flux_threshold=float(flux_threshold), pfba=bool(pfba), exchanges=exchanges, names=names,
+            flux_threshold=threshold, pfba=bool(pfba), exchanges=exchanges, names=names,
             is_draft=row.state == "draft" and row.source == "built",
         )
     result["media_compounds_without_exchange"] = report.missing

@@ -4,7 +4,7 @@ for the model), the gapfilled model stored under a new id with its report."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal, get_args
 
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.gapfill_report import page
@@ -13,15 +13,13 @@ from gem_flux_mcp.services.workspace import Workspace, model_key
 from gem_flux_mcp.store.rows import ModelRow
 from gem_flux_mcp.store.store import SerializedModel, derived_model_id
 
-GAPFILL_MODES = ("full", "atp_only", "genomescale_only")
+GapfillMode = Literal["full", "atp_only", "genomescale_only"]
+GAPFILL_MODES: tuple[str, ...] = get_args(GapfillMode)
 MAX_TARGET_GROWTH = 10.0
 GAPFILL_TEMPLATES = ("GramNegative", "GramPositive")
 
 
-def prepare_gapfill(ws: Workspace, model_id: object, media_id: object, target_growth_rate: object,
-                    gapfill_mode: object) -> GapfillJob:
-    """Validate a gapfill request and gather what the worker needs (no state changes)."""
-    key = model_key(model_id)
+def check_target_growth_rate(target_growth_rate: object, model_id: str = "E_coli.draft") -> float:
     if isinstance(target_growth_rate, bool) or not isinstance(target_growth_rate, int | float) \
             or not 0 < target_growth_rate <= MAX_TARGET_GROWTH or math.isnan(target_growth_rate):
         raise ValidationError(
@@ -30,10 +28,14 @@ def prepare_gapfill(ws: Workspace, model_id: object, media_id: object, target_gr
             details={"provided_value": repr(target_growth_rate)[:30], "valid_range": [0.001, MAX_TARGET_GROWTH],
                      "typical_range": [0.01, 1.0], "recommendation": 0.01},
             suggestions=["Use 0.01 (the default) to ask for any growth; 0.1-1.0 for realistic rates."],
-            example_call={"tool": "gapfill_model", "arguments": {"model_id": key, "media_id":
+            example_call={"tool": "gapfill_model", "arguments": {"model_id": model_id, "media_id":
                                                                   "glucose_minimal_aerobic",
                                                                   "target_growth_rate": 0.01}},
         )
+    return float(target_growth_rate)
+
+
+def check_gapfill_mode(gapfill_mode: object) -> str:
     if gapfill_mode not in GAPFILL_MODES:
         raise ValidationError(
             "INVALID_GAPFILL_MODE",
@@ -41,12 +43,21 @@ def prepare_gapfill(ws: Workspace, model_id: object, media_id: object, target_gr
             details={"provided_mode": repr(gapfill_mode)[:40], "valid_modes": list(GAPFILL_MODES)},
             suggestions=["'full' = ATP correction + genome-scale gapfilling (recommended)."],
         )
+    return str(gapfill_mode)
+
+
+def prepare_gapfill(ws: Workspace, model_id: object, media_id: object, target_growth_rate: object,
+                    gapfill_mode: object) -> GapfillJob:
+    """Validate a gapfill request and gather what the worker needs (no state changes)."""
+    key = model_key(model_id)
+    target = check_target_growth_rate(target_growth_rate, key)
+    mode = check_gapfill_mode(gapfill_mode)
     row = ws.store.get_model_row(ws.workspace_id, key)
     medium_id, medium = ws.medium(media_id)
     template = row.template if row.template in GAPFILL_TEMPLATES else "GramNegative"
     return GapfillJob(
         model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
-        medium=dict(medium), target_growth=float(target_growth_rate), mode=str(gapfill_mode), template=template,
+        medium=dict(medium), target_growth=target, mode=mode, template=template,
         new_model_id=derived_model_id(ws.store, ws.workspace_id, key, suffix="gf"),
         atp_correction=_known_atp_correction(ws, row),
         template_note=None if template == row.template else

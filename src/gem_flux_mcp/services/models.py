@@ -50,9 +50,7 @@ def delete_model(ws: Workspace, model_id: object) -> dict[str, Any]:
 def get_model(ws: Workspace, model_id: object, include_predictions: bool = False, include_revisions: bool = False,
               limit: object = 20, gapfill_reactions_offset: object = None) -> dict[str, Any]:
     key = model_key(model_id)
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise ValidationError("INVALID_LIMIT", f"limit must be an integer from 1 to {MAX_LIMIT}; got {limit!r}.",
-                              details={"provided": repr(limit)[:20], "min": 1, "max": MAX_LIMIT})
+    limit = check_limit(limit)
     row = ws.store.get_model_row(ws.workspace_id, key)
     with ws.store.checkout(ws.workspace_id, key) as model:
         summary = model_io.summarize(model)
@@ -93,12 +91,26 @@ def _gapfill_page(row: ModelRow, offset: object) -> dict[str, Any]:
             valid_next_steps=["list_models"],
         )
     entries = record.get("reactions_added", [])
-    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= max(len(entries) - 1, 0):
+    return {"media_id": record.get("media_id"), **page(entries, check_offset(offset, len(entries)))}
+
+
+def check_limit(limit: object) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise ValidationError("INVALID_LIMIT", f"limit must be an integer from 1 to {MAX_LIMIT}; got {limit!r}.",
+                              details={"provided": repr(limit)[:20], "min": 1, "max": MAX_LIMIT})
+    return limit
+
+
+def check_offset(offset: object, total: int | None = None) -> int:
+    """An offset into `total` entries (or any offset >= 0 when the total is not known yet)."""
+    last = max((total or 0) - 1, 0)
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0 or (total is not None and offset > last):
         raise ValidationError(
-            "INVALID_OFFSET", f"gapfill_reactions_offset must be an integer from 0 to {max(len(entries) - 1, 0)}.",
-            details={"provided": repr(offset)[:20], "total": len(entries)},
+            "INVALID_OFFSET", f"gapfill_reactions_offset must be an integer from 0 to {last}."
+            if total is not None else "gapfill_reactions_offset must be an integer >= 0.",
+            details={"provided": repr(offset)[:20], **({"total": total} if total is not None else {})},
         )
-    return {"media_id": record.get("media_id"), **page(entries, offset)}
+    return offset
 
 
 def _lineage(ws: Workspace, row: ModelRow) -> list[tuple[str, str | None]]:

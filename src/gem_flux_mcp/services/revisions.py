@@ -18,20 +18,7 @@ def revise_model(ws: Workspace, model_id: object, reason: object, add_reactions:
                  remove_reactions: object = None, reaction_bounds: object = None, knockout_genes: object = None,
                  media_id: object = None, revision_name: object = None) -> dict[str, Any]:
     key = model_key(model_id)
-    if isinstance(reason, str) and len(reason) > MAX_REASON_CHARS:
-        raise ValidationError(
-            "REASON_TOO_LONG", f"reason is {len(reason)} characters long; the maximum is {MAX_REASON_CHARS}.",
-            details={"length": len(reason), "max_length": MAX_REASON_CHARS},
-            suggestions=["Say why in a few sentences; put long notes in a file of your own."],
-        )
-    if not isinstance(reason, str) or not reason.strip():
-        raise ValidationError(
-            "MISSING_REASON", "reason must say why the model is revised (it is kept in the history).",
-            details={"provided": reason if isinstance(reason, str) else repr(reason)[:40]},
-            example_call={"tool": "revise_model", "arguments": {
-                "model_id": key, "reason": "add pyruvate kinase (experimental evidence)",
-                "add_reactions": ["rxn00148_c0"]}},
-        )
+    reason = check_reason(reason, key)
     parent = ws.store.get_model_row(ws.workspace_id, key)
     medium_id: str | None = None
     medium = None
@@ -50,7 +37,7 @@ def revise_model(ws: Workspace, model_id: object, reason: object, add_reactions:
         before = _growth(ws, revised, medium)
         changes = revise.apply_plan(revised, plan, ws.reaction_record, ws.biochem.compound_names)
         after = _growth(ws, revised, medium)
-        record = {"reason": reason.strip(), "changes": changes, "media_id": medium_id,
+        record = {"reason": reason, "changes": changes, "media_id": medium_id,
                   "objective": model_io.objective_reaction_ids(revised),
                   "growth_before": before, "growth_after": after}
         row = ws.store.add_model(
@@ -72,6 +59,25 @@ def revise_model(ws: Workspace, model_id: object, reason: object, add_reactions:
                        f"Compare: run_fba(model_id='{row.model_id}', media_id=...)."]
         + ([] if medium_id else ["No medium was used yet: pass media_id to get growth before/after."]),
     }
+
+
+def check_reason(reason: object, model_id: str = "E_coli.draft") -> str:
+    """The reason, stripped: present, at most MAX_REASON_CHARS."""
+    if isinstance(reason, str) and len(reason) > MAX_REASON_CHARS:
+        raise ValidationError(
+            "REASON_TOO_LONG", f"reason is {len(reason)} characters long; the maximum is {MAX_REASON_CHARS}.",
+            details={"length": len(reason), "max_length": MAX_REASON_CHARS},
+            suggestions=["Say why in a few sentences; put long notes in a file of your own."],
+        )
+    if not isinstance(reason, str) or not reason.strip():
+        raise ValidationError(
+            "MISSING_REASON", "reason must say why the model is revised (it is kept in the history).",
+            details={"provided": reason if isinstance(reason, str) else repr(reason)[:40]},
+            example_call={"tool": "revise_model", "arguments": {
+                "model_id": model_id, "reason": "add pyruvate kinase (experimental evidence)",
+                "add_reactions": ["rxn00148_c0"]}},
+        )
+    return reason.strip()
 
 
 def _growth(ws: Workspace, model: Any, medium: Medium | None) -> float | None:

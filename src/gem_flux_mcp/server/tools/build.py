@@ -8,6 +8,7 @@ import anyio.to_thread
 from fastmcp import Context, FastMCP
 from pydantic import Field
 
+from gem_flux_mcp.data.templates import TemplateName
 from gem_flux_mcp.server import schemas
 from gem_flux_mcp.server.envelope import enveloped_async
 from gem_flux_mcp.server.runtime import get_file_area, get_jobs, get_settings, get_workspace
@@ -30,7 +31,8 @@ def register(mcp: FastMCP) -> None:
         fasta_file_path: Annotated[str | None, Field(
             description="Protein FASTA file inside the server's allowed folders; header text after the id "
                         "(RefSeq/Prokka/Bakta product names) is used as function evidence")] = None,
-        template: Annotated[str, Field(description="GramNegative (default), GramPositive or Core")] = "GramNegative",
+        template: Annotated[TemplateName, Field(
+            description="GramNegative (default), GramPositive or Core")] = "GramNegative",
         model_name: Annotated[str | None, Field(description="Name for the model ([A-Za-z0-9_-]); the id becomes "
                                                 "'<name>.draft'. Default an automatic id")] = None,
         annotate_with_rast: Annotated[bool, Field(description="Also send the proteins to the RAST web service "

@@ -12,6 +12,7 @@ from gem_flux_mcp.server.envelope import enveloped
 from gem_flux_mcp.server.runtime import get_workspace
 from gem_flux_mcp.server.tools.params import CREATES, MediaId, ModelId
 from gem_flux_mcp.services import fba
+from gem_flux_mcp.services.fba import MAX_FLUX_THRESHOLD
 
 
 def register(mcp: FastMCP) -> None:
@@ -24,7 +25,8 @@ def register(mcp: FastMCP) -> None:
         media_id: MediaId,
         objective: Annotated[str, Field(description="Reaction to optimise (default biomass 'bio1')")] = "bio1",
         maximize: Annotated[bool, Field(description="false to minimise")] = True,
-        flux_threshold: Annotated[float, Field(description="Drop fluxes with |v| <= this (>= 0)")] = 1e-6,
+        flux_threshold: Annotated[float, Field(ge=0, le=MAX_FLUX_THRESHOLD, description="Drop fluxes with |v| <= this "
+                                               "from the listing (>= 0); the interpretation uses every flux")] = 1e-6,
         pfba: Annotated[bool, Field(description="Parsimonious FBA: same optimum, minimal total flux")] = False,
     ) -> dict[str, Any]:
         """Flux balance analysis of a stored model on a medium: optimum (growth in 1/h for a

@@ -14,6 +14,7 @@ from gem_flux_mcp.server.envelope import enveloped_async
 from gem_flux_mcp.server.runtime import get_jobs, get_workspace
 from gem_flux_mcp.server.worker import mcp_progress
 from gem_flux_mcp.services import gapfill
+from gem_flux_mcp.services.gapfill import MAX_TARGET_GROWTH, GapfillMode
 
 GAPFILL_ANNOTATIONS = {"title": "Gapfill model", "readOnlyHint": False, "destructiveHint": False,
                        "idempotentHint": False, "openWorldHint": False}
@@ -28,11 +29,12 @@ def register(mcp: FastMCP) -> None:
         ctx: Context,
         model_id: Annotated[str, Field(description="Id of the model to gapfill, e.g. 'E_coli.draft'")],
         media_id: Annotated[str, Field(description="Medium to grow on, e.g. 'glucose_minimal_aerobic'")],
-        target_growth_rate: Annotated[float, Field(description="Growth the model must reach, 1/h (> 0, "
-                                                   "<= 10; typical 0.01-1.0)")] = 0.01,
+        target_growth_rate: Annotated[float, Field(
+            gt=0, le=MAX_TARGET_GROWTH,
+            description="Growth the model must reach, 1/h (> 0, <= 10; typical 0.01-1.0)")] = 0.01,
         allow_all_non_grp_reactions: Annotated[bool, Field(
             description="Accepted for compatibility; every template reaction may be added")] = True,
-        gapfill_mode: Annotated[str, Field(description="'full' (ATP correction + genome-scale), 'atp_only' "
+        gapfill_mode: Annotated[GapfillMode, Field(description="'full' (ATP correction + genome-scale), 'atp_only' "
                                            "or 'genomescale_only'")] = "full",
     ) -> dict[str, Any]:
         """Add the cheapest set of template reactions so a model grows on a medium, without

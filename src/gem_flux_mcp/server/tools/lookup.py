@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastmcp import FastMCP
 from pydantic import Field
 
+from gem_flux_mcp.data.biochem import MAX_LIMIT
 from gem_flux_mcp.server import schemas
 from gem_flux_mcp.server.envelope import enveloped
 from gem_flux_mcp.server.runtime import get_biochem
@@ -78,7 +79,7 @@ def register(mcp: FastMCP) -> None:
     def search_compounds(
         query: Annotated[str, Field(description="Name, synonym, id, formula or external id "
                                     "(1-100 characters); every word must match")],
-        limit: Annotated[int, Field(description="Maximum results, 1-100")] = 10,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum results, 1-100")] = 10,
     ) -> dict[str, Any]:
         """Find ModelSEED compounds. Ranking: exact id, exact name or synonym, abbreviation,
         external id (KEGG C00031, BiGG glc__D), formula, then partial name matches (whole words
@@ -110,7 +111,7 @@ def register(mcp: FastMCP) -> None:
     def search_reactions(
         query: Annotated[str, Field(description="Name, enzyme synonym, id, EC number, external "
                                     "id or pathway (1-100 characters); every word must match")],
-        limit: Annotated[int, Field(description="Maximum results, 1-100")] = 10,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum results, 1-100")] = 10,
     ) -> dict[str, Any]:
         """Find ModelSEED reactions. An EC number matches per component (2.7.1.1 never returns
         2.7.1.10; 2.7.1 returns the whole class). Otherwise: exact id, name or enzyme synonym,

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastmcp import FastMCP
 from pydantic import Field
 
+from gem_flux_mcp.modeling.media import MAX_UPTAKE
 from gem_flux_mcp.server import schemas
 from gem_flux_mcp.server.envelope import enveloped
 from gem_flux_mcp.server.runtime import get_workspace
@@ -19,9 +20,11 @@ def register(mcp: FastMCP) -> None:
               output_schema=schemas.output_schema(schemas.BuildMediaResult))
     @enveloped("build_media")
     def build_media(
-        compounds: Annotated[list[str], Field(description="ModelSEED compound ids, e.g. ['cpd00027', 'cpd00007']")],
-        default_uptake: Annotated[float, Field(description="Uptake limit for compounds without custom bounds, "
-                                               "mmol/gDW/h, > 0 and <= 1000; bounds become (-uptake, 100)")] = 100.0,
+        compounds: Annotated[list[str], Field(
+            min_length=1, description="ModelSEED compound ids, e.g. ['cpd00027', 'cpd00007']")],
+        default_uptake: Annotated[float, Field(
+            gt=0, le=MAX_UPTAKE, description="Uptake limit for compounds without custom bounds, mmol/gDW/h, > 0 and "
+                                             "<= 1000; bounds become (-uptake, 100)")] = 100.0,
         custom_bounds: Annotated[dict[str, list[float]] | None, Field(
             description="Per-compound [lower, upper] exchange bounds; lower < 0 = uptake, upper > 0 = secretion, "
                         "e.g. {'cpd00027': [-5, 100]}")] = None,

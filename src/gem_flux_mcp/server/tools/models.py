@@ -13,6 +13,7 @@ from gem_flux_mcp.server.envelope import enveloped
 from gem_flux_mcp.server.runtime import get_file_area, get_workspace
 from gem_flux_mcp.server.tools.params import CREATES, DELETES, READ_ONLY, ModelId
 from gem_flux_mcp.services import models
+from gem_flux_mcp.services.models import MAX_LIMIT
 
 
 def register(mcp: FastMCP) -> None:
@@ -42,8 +43,8 @@ def register(mcp: FastMCP) -> None:
         include_predictions: Annotated[bool, Field(description="Add the recorded FBA/gapfill results, "
                                                    "newest first")] = False,
         include_revisions: Annotated[bool, Field(description="Add the revision history")] = False,
-        limit: Annotated[int, Field(description="Maximum predictions returned, 1-100")] = 20,
-        gapfill_reactions_offset: Annotated[int | None, Field(
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum predictions returned, 1-100")] = 20,
+        gapfill_reactions_offset: Annotated[int | None, Field(ge=0,
             description="For a gapfilled model: return the page of added reactions starting here")] = None,
     ) -> dict[str, Any]:
         """Details of one stored model: counts, compartments, objective, genes, template,

@@ -12,6 +12,7 @@ from gem_flux_mcp.server.envelope import enveloped
 from gem_flux_mcp.server.runtime import get_workspace
 from gem_flux_mcp.server.tools.params import CREATES, ModelId
 from gem_flux_mcp.services import revisions
+from gem_flux_mcp.services.revisions import MAX_REASON_CHARS
 
 
 def register(mcp: FastMCP) -> None:
@@ -20,7 +21,8 @@ def register(mcp: FastMCP) -> None:
     @enveloped("revise_model")
     def revise_model(
         model_id: ModelId,
-        reason: Annotated[str, Field(description="Why the model changes; kept in its revision history")],
+        reason: Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS,
+                                     description="Why the model changes; kept in its revision history")],
         add_reactions: Annotated[list[str] | None, Field(
             description="ModelSEED reactions to add, with compartment, e.g. ['rxn00148_c0']")] = None,
         remove_reactions: Annotated[list[str] | None, Field(description="Reaction ids of the model to remove")] = None,
