@@ -1,13 +1,16 @@
 """One error hierarchy for every layer.
 
 Each error carries what the MCP envelope needs (CONTRACTS.md §2.1 plus the recovery hints of
-seed 002), so the server has exactly one place that turns an exception into a tool result.
+seed 002), so the server has exactly one place that turns an exception into a tool result. Codes
+come from one enum, `ErrorCode` (error_codes.py).
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any, ClassVar
+
+from gem_flux_mcp.error_codes import ErrorCode
 
 
 class GemFluxError(Exception):
@@ -18,7 +21,7 @@ class GemFluxError(Exception):
 
     def __init__(
         self,
-        code: str,
+        code: ErrorCode,
         message: str,
         *,
         details: dict[str, Any] | None = None,
@@ -27,7 +30,7 @@ class GemFluxError(Exception):
         example_call: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
-        self.code = code
+        self.code = ErrorCode(code)  # a code built at run time is checked here
         self.message = message
         self.details = details or {}
         self.suggestions = suggestions or []

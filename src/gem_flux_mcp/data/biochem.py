@@ -22,6 +22,7 @@ from typing import Any
 
 from gem_flux_mcp.data import tsv
 from gem_flux_mcp.data.fingerprint import fingerprint_paths
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DataError, NotFoundError, ValidationError
 from gem_flux_mcp.fsutil import fsync_dir
 
@@ -76,7 +77,7 @@ def normalize_id(raw: object, kind: str) -> str:
     param = f"{kind}_id"
     if not isinstance(raw, str) or not raw.strip():
         raise ValidationError(
-            "EMPTY_ID" if isinstance(raw, str) else "INVALID_ID_FORMAT",
+            ErrorCode.EMPTY_ID if isinstance(raw, str) else ErrorCode.INVALID_ID_FORMAT,
             f"{param} must be a non-empty string like '{example}'.",
             details={"provided": raw if isinstance(raw, str | int | float) else str(raw)},
             suggestions=[f"Pass a ModelSEED {kind} id such as '{example}'."],
@@ -89,7 +90,7 @@ def normalize_id(raw: object, kind: str) -> str:
     if not pattern.match(value):
         shown = raw if len(raw) <= 60 else raw[:57] + "..."
         raise ValidationError(
-            "INVALID_ID_FORMAT",
+            ErrorCode.INVALID_ID_FORMAT,
             f"'{shown}' is not a ModelSEED {kind} id (expected '{pattern.pattern[1:4]}' followed "
             f"by 5 digits, e.g. '{example}').",
             details={"provided": shown, "expected_pattern": pattern.pattern},
@@ -105,19 +106,19 @@ def normalize_id(raw: object, kind: str) -> str:
 def validate_search_args(query: object, limit: object, tool: str) -> tuple[str, int]:
     if not isinstance(query, str) or not query.strip():
         raise ValidationError(
-            "EMPTY_QUERY",
+            ErrorCode.EMPTY_QUERY,
             "query must be a non-empty string.",
             details={"provided": query if isinstance(query, str) else repr(query)[:60]},
             suggestions=["Search by name ('glucose'), id, formula, EC number or external id."],
             example_call={"tool": tool, "arguments": {"query": "glucose", "limit": 10}},
         )
     if "\x00" in query:
-        raise ValidationError("INVALID_QUERY", "query contains a NUL byte.", details={},
+        raise ValidationError(ErrorCode.INVALID_QUERY, "query contains a NUL byte.", details={},
                               example_call={"tool": tool, "arguments": {"query": "glucose", "limit": 10}})
     text = " ".join(query.split())
     if len(text) > MAX_QUERY_LENGTH:
         raise ValidationError(
-            "QUERY_TOO_LONG",
+            ErrorCode.QUERY_TOO_LONG,
             f"query is {len(text)} characters long; the maximum is {MAX_QUERY_LENGTH}.",
             details={"length": len(text), "max_length": MAX_QUERY_LENGTH},
             suggestions=["Shorten the query to the distinctive part of a name or id."],
@@ -129,7 +130,7 @@ def validate_search_args(query: object, limit: object, tool: str) -> tuple[str, 
 def check_search_limit(limit: object, tool: str, query: str = "glucose") -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise ValidationError(
-            "INVALID_LIMIT",
+            ErrorCode.INVALID_LIMIT,
             f"limit must be an integer from 1 to {MAX_LIMIT}; got {limit!r}.",
             details={"provided": limit if isinstance(limit, int) else repr(limit)[:30],
                      "min": 1, "max": MAX_LIMIT},
@@ -203,9 +204,9 @@ def _compound_rows(path: Path, terms: list[tuple[Any, ...]]) -> Iterator[tuple[A
     for rowid, row in enumerate(tsv.read_rows(path, tsv.COMPOUND_COLUMNS), start=1):
         cid = tsv.clean(row["id"])
         if not COMPOUND_ID.match(cid):
-            raise DataError("DATABASE_INVALID_IDS", f"compounds.tsv has an invalid id: {cid!r}")
+            raise DataError(ErrorCode.DATABASE_INVALID_IDS, f"compounds.tsv has an invalid id: {cid!r}")
         if cid in seen:
-            raise DataError("DATABASE_DUPLICATE_IDS", f"compounds.tsv repeats the id {cid}")
+            raise DataError(ErrorCode.DATABASE_DUPLICATE_IDS, f"compounds.tsv repeats the id {cid}")
         seen.add(cid)
         name, abbrev, formula = (tsv.clean(row[k]) for k in ("name", "abbreviation", "formula"))
         aliases = tsv.parse_aliases(row["aliases"])
@@ -235,9 +236,9 @@ def _reaction_rows(
     for rowid, row in enumerate(tsv.read_rows(path, tsv.REACTION_COLUMNS), start=1):
         rid = tsv.clean(row["id"])
         if not REACTION_ID.match(rid):
-            raise DataError("DATABASE_INVALID_IDS", f"reactions.tsv has an invalid id: {rid!r}")
+            raise DataError(ErrorCode.DATABASE_INVALID_IDS, f"reactions.tsv has an invalid id: {rid!r}")
         if rid in seen:
-            raise DataError("DATABASE_DUPLICATE_IDS", f"reactions.tsv repeats the id {rid}")
+            raise DataError(ErrorCode.DATABASE_DUPLICATE_IDS, f"reactions.tsv repeats the id {rid}")
         seen.add(rid)
         name, abbrev = tsv.clean(row["name"]), tsv.clean(row["abbreviation"])
         aliases = tsv.parse_aliases(row["aliases"])
@@ -346,9 +347,9 @@ class BiochemIndex:
         try:
             meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as exc:
-            raise DataError("INDEX_CORRUPT", f"biochemistry index {path} is unreadable: {exc}") from exc
+            raise DataError(ErrorCode.INDEX_CORRUPT, f"biochemistry index {path} is unreadable: {exc}") from exc
         if meta.get("schema_version") != str(INDEX_SCHEMA_VERSION):
-            raise DataError("INDEX_OUTDATED", f"biochemistry index {path} has an old schema")
+            raise DataError(ErrorCode.INDEX_OUTDATED, f"biochemistry index {path} has an old schema")
         self.meta = meta
         self.compound_count = int(meta["compound_count"])
         self.reaction_count = int(meta["reaction_count"])
@@ -361,7 +362,7 @@ class BiochemIndex:
         for path in (compounds, reactions):
             if not path.is_file():
                 raise DataError(
-                    "DATABASE_FILE_NOT_FOUND",
+                    ErrorCode.DATABASE_FILE_NOT_FOUND,
                     f"Reference data file not found: {path}",
                     details={"path": str(path)},
                     suggestions=["Run `gem-flux data fetch` or set GEMFLUX_DATA_DIR."],
@@ -402,7 +403,7 @@ class BiochemIndex:
         row = self._connect().execute("SELECT * FROM compounds WHERE id = ?", (cid,)).fetchone()
         if row is None:
             raise NotFoundError(
-                "COMPOUND_NOT_FOUND",
+                ErrorCode.COMPOUND_NOT_FOUND,
                 f"Compound '{cid}' is not in the ModelSEED database.",
                 details={"compound_id": cid,
                          "searched_in": f"compounds.tsv ({self.compound_count} compounds)"},
@@ -527,7 +528,7 @@ class BiochemIndex:
         row = self._connect().execute("SELECT * FROM reactions WHERE id = ?", (rid,)).fetchone()
         if row is None:
             raise NotFoundError(
-                "REACTION_NOT_FOUND",
+                ErrorCode.REACTION_NOT_FOUND,
                 f"Reaction '{rid}' is not in the ModelSEED database.",
                 details={"reaction_id": rid,
                          "searched_in": f"reactions.tsv ({self.reaction_count} reactions)"},

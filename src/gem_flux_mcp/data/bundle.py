@@ -25,6 +25,7 @@ from typing import IO, Any, Literal
 
 from gem_flux_mcp import __version__
 from gem_flux_mcp.data.fingerprint import sha256_file
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DataError, utc_timestamp
 from gem_flux_mcp.fsutil import atomic_write_text, fsync_dir
 
@@ -46,7 +47,7 @@ _SHA256_HEX = frozenset("0123456789abcdef")
 
 def _manifest_error(message: str) -> DataError:
     return DataError(
-        "DATA_MANIFEST_INVALID",
+        ErrorCode.DATA_MANIFEST_INVALID,
         f"invalid data manifest: {message}",
         suggestions=["Reinstall gem-flux-mcp; the packaged manifest.json is damaged."],
     )
@@ -293,7 +294,7 @@ class FileCheck:
         if self.ok:
             return None
         missing = self.status is FileStatus.MISSING
-        code = "DATA_FILE_MISSING" if missing else "DATA_CHECKSUM_MISMATCH"
+        code = ErrorCode.DATA_FILE_MISSING if missing else ErrorCode.DATA_CHECKSUM_MISMATCH
         return DataError(
             code,
             f"{self.path}: {self.message}",
@@ -484,7 +485,7 @@ class FetchReport:
                 errors.append(result.error)
             elif result is not None and result.action is FetchAction.SKIPPED:
                 errors.append(DataError(
-                    "DATA_FILE_MISSING",
+                    ErrorCode.DATA_FILE_MISSING,
                     f"{check.path}: {result.note}",
                     details={"path": check.path},
                     suggestions=["Fetch from a mirror of the bundle with --base-url."],
@@ -605,7 +606,7 @@ class _Downloader:
                     fp.emit("retry", fp.transferred,
                             f"checksum mismatch (sha256 {sha[:12]}…); downloading again")
             raise DataError(
-                "DATA_CHECKSUM_MISMATCH",
+                ErrorCode.DATA_CHECKSUM_MISMATCH,
                 f"{entry.path}: downloaded file has sha256 {sha}, expected {entry.sha256} "
                 f"(twice; source {job.urls[0] if len(job.urls) == 1 else job.origin})",
                 details={"path": entry.path, "expected_sha256": entry.sha256,
@@ -626,13 +627,13 @@ class _Downloader:
                 return
             except _HTTPStatusError as exc:
                 raise DataError(
-                    "DATA_DOWNLOAD_FAILED", f"{fp.path}: {exc} from {url}",
+                    ErrorCode.DATA_DOWNLOAD_FAILED, f"{fp.path}: {exc} from {url}",
                     details={"path": fp.path, "url": url, "http_status": exc.status},
                 ) from exc
             except _TransientError as exc:
                 if attempt >= self.retries:
                     raise DataError(
-                        "DATA_DOWNLOAD_FAILED",
+                        ErrorCode.DATA_DOWNLOAD_FAILED,
                         f"{fp.path}: {exc} from {url} (gave up after {attempt} attempt"
                         f"{'s' if attempt > 1 else ''})",
                         details={"path": fp.path, "url": url, "attempts": attempt},
@@ -827,7 +828,7 @@ def fetch_bundle(
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise DataError(
-            "DATA_WRITE_FAILED", f"cannot create the data folder {folder}: {exc}",
+            ErrorCode.DATA_WRITE_FAILED, f"cannot create the data folder {folder}: {exc}",
             details={"dest": str(folder)},
         ) from exc
 
@@ -862,7 +863,7 @@ def fetch_bundle(
         except OSError as exc:
             message = f"cannot write {folder / FETCH_RECORD_NAME}: {exc}"
             if downloaded:
-                raise DataError("DATA_WRITE_FAILED", message,
+                raise DataError(ErrorCode.DATA_WRITE_FAILED, message,
                                 details={"dest": str(folder)}) from exc
             notes.append(message)
     return FetchReport(
@@ -911,7 +912,7 @@ def _fetch_entry(
                          bytes_transferred=fp.transferred, error=exc), None
     except OSError as exc:  # local trouble: disk full, permissions, a folder in the way
         error = DataError(
-            "DATA_WRITE_FAILED", f"{entry.path}: cannot write into {folder}: {exc}",
+            ErrorCode.DATA_WRITE_FAILED, f"{entry.path}: cannot write into {folder}: {exc}",
             details={"path": entry.path},
         )
         fp.emit("failed", fp.transferred, error.message)

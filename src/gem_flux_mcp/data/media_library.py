@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DataError
 
 # Predefined media have no creation time of their own; the reference lists this fixed date.
@@ -39,7 +40,7 @@ def load_media_library(data_dir: Path) -> dict[str, PredefinedMedium]:
                 compounds[cpd] = (lower, upper)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise DataError(
-                "MEDIA_FILE_INVALID",
+                ErrorCode.MEDIA_FILE_INVALID,
                 f"predefined medium {path.name} is not valid: {exc}",
                 details={"path": str(path)},
             ) from exc

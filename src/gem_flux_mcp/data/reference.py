@@ -18,6 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gem_flux_mcp.error_codes import ErrorCode
+
 from ..errors import DataError
 from ..fsutil import atomic_write_text
 
@@ -35,14 +37,14 @@ def carveme_data_dir() -> Path:
     spec = importlib.util.find_spec("carveme")
     if spec is None or not spec.submodule_search_locations:
         raise DataError(
-            "REFERENCE_NOT_INSTALLED",
+            ErrorCode.REFERENCE_NOT_INSTALLED,
             "The homology reference (Python package 'carveme') is not installed.",
             suggestions=["Install the project's locked dependencies (./dev.sh serve sets them up)."],
         )
     folder = Path(next(iter(spec.submodule_search_locations))) / "data" / "generated"
     for name in ("bigg_proteins.faa", "bigg_gprs.csv.gz"):
         if not (folder / name).is_file():
-            raise DataError("REFERENCE_INCOMPLETE", f"carveme's data file {name} is missing in {folder}.")
+            raise DataError(ErrorCode.REFERENCE_INCOMPLETE, f"carveme's data file {name} is missing in {folder}.")
     return folder
 
 
@@ -86,7 +88,7 @@ class Reference:
         unknown = set(self.excluded) - set(self.models())
         if unknown:
             raise DataError(
-                "UNKNOWN_REFERENCE_MODEL",
+                ErrorCode.UNKNOWN_REFERENCE_MODEL,
                 f"Not in the homology reference: {', '.join(sorted(unknown))}.",
                 details={"unknown_models": sorted(unknown), "known_models": self.models()},
             )

@@ -14,6 +14,8 @@ import threading
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from gem_flux_mcp.error_codes import ErrorCode
+
 from ..errors import DataError, ValidationError
 
 TemplateName = Literal["GramNegative", "GramPositive", "Core"]
@@ -32,7 +34,7 @@ def check_template_name(name: object, data_dir: Path) -> str:
     name = check_template_choice(name)
     if not template_path(data_dir, name).is_file():
         raise DataError(
-            "TEMPLATE_LOAD_ERROR", f"Template file {name}.json is missing from the data folder.",
+            ErrorCode.TEMPLATE_LOAD_ERROR, f"Template file {name}.json is missing from the data folder.",
             details={"template": name}, suggestions=["Run `gem-flux data check`, then `gem-flux data fetch`."],
         )
     return name
@@ -44,7 +46,7 @@ def check_template_choice(name: object) -> str:
         lowered = str(name).lower().replace("-", "").replace("_", "")
         guess = [t for t in BUILD_TEMPLATES if t.lower() == lowered or lowered in t.lower()]
         raise ValidationError(
-            "INVALID_TEMPLATE", f"Unknown template {name!r}.",
+            ErrorCode.INVALID_TEMPLATE, f"Unknown template {name!r}.",
             details={"provided_template": name, "valid_templates": list(BUILD_TEMPLATES),
                      **({"did_you_mean": guess[0]} if guess else {})},
             suggestions=["Use GramNegative (default), GramPositive or Core."],
@@ -65,7 +67,7 @@ def load_template(data_dir: Path, name: str) -> Any:
     try:
         stat = path.stat()
     except OSError as exc:
-        raise DataError("TEMPLATE_LOAD_ERROR", f"Template {name} is not readable: {exc}") from exc
+        raise DataError(ErrorCode.TEMPLATE_LOAD_ERROR, f"Template {name} is not readable: {exc}") from exc
     key = (str(path), stat.st_size, stat.st_mtime_ns)
     with _lock:
         if key in _cache:
@@ -77,6 +79,6 @@ def load_template(data_dir: Path, name: str) -> Any:
             with path.open() as handle:
                 template = MSTemplateBuilder.from_dict(json.load(handle)).build()
         except (ValueError, KeyError, TypeError) as exc:
-            raise DataError("TEMPLATE_LOAD_ERROR", f"Template {name} could not be parsed: {exc}") from exc
+            raise DataError(ErrorCode.TEMPLATE_LOAD_ERROR, f"Template {name} could not be parsed: {exc}") from exc
         _cache[key] = template
         return template

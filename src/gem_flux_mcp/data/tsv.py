@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DataError
 
 COMPOUND_COLUMNS = (
@@ -112,7 +113,7 @@ def read_rows(path: Path, required: tuple[str, ...]) -> Iterator[dict[str, str]]
     """Rows of a ModelSEED TSV as dicts; a clear DataError for a missing file or column."""
     if not path.is_file():
         raise DataError(
-            "DATABASE_FILE_NOT_FOUND",
+            ErrorCode.DATABASE_FILE_NOT_FOUND,
             f"Reference data file not found: {path}",
             details={"path": str(path)},
             suggestions=["Run `gem-flux data fetch` or set GEMFLUX_DATA_DIR to the data folder."],
@@ -122,11 +123,11 @@ def read_rows(path: Path, required: tuple[str, ...]) -> Iterator[dict[str, str]]
         try:
             header = next(reader)
         except StopIteration:
-            raise DataError("DATABASE_PARSE_ERROR", f"{path.name} is empty") from None
+            raise DataError(ErrorCode.DATABASE_PARSE_ERROR, f"{path.name} is empty") from None
         missing = [c for c in required if c not in header]
         if missing:
             raise DataError(
-                "DATABASE_MISSING_COLUMNS",
+                ErrorCode.DATABASE_MISSING_COLUMNS,
                 f"{path.name} lacks required columns: {', '.join(missing)}",
                 details={"path": str(path), "missing_columns": missing},
             )
@@ -137,7 +138,7 @@ def read_rows(path: Path, required: tuple[str, ...]) -> Iterator[dict[str, str]]
                 continue
             if len(row) != width:
                 raise DataError(
-                    "DATABASE_PARSE_ERROR",
+                    ErrorCode.DATABASE_PARSE_ERROR,
                     f"{path.name} line {line_number} has {len(row)} fields, expected {width} "
                     "(the file may be truncated or corrupt)",
                     details={"path": str(path), "line": line_number},

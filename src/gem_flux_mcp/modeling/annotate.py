@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from gem_flux_mcp.error_codes import ErrorCode
+
 from ..data.reference import Reference
 from ..errors import ValidationError
 from . import align
@@ -54,7 +56,7 @@ def parse_fasta(text: str, source: str = "FASTA") -> list[Protein]:
             pid, _, description = header.partition(" ")
             if not pid:
                 raise ValidationError(
-                    "FASTA_INVALID_FORMAT", f"{source}: a header without an id at line {number}.",
+                    ErrorCode.FASTA_INVALID_FORMAT, f"{source}: a header without an id at line {number}.",
                     details={"line_number": number},
                     suggestions=["Every header needs an id right after '>', e.g. '>gene1 product name'."],
                 )
@@ -63,7 +65,7 @@ def parse_fasta(text: str, source: str = "FASTA") -> list[Protein]:
             chunks = []
         elif current is None:
             raise ValidationError(
-                "FASTA_INVALID_FORMAT", f"{source}: sequence data before the first '>' header (line {number}).",
+                ErrorCode.FASTA_INVALID_FORMAT, f"{source}: sequence data before the first '>' header (line {number}).",
                 details={"line_number": number},
                 suggestions=["A FASTA file starts with a header line such as '>gene1'."],
             )
@@ -73,13 +75,13 @@ def parse_fasta(text: str, source: str = "FASTA") -> list[Protein]:
         current.sequence = "".join(chunks)
     if not proteins:
         raise ValidationError(
-            "FASTA_NO_SEQUENCES", f"{source} contains no sequences.",
+            ErrorCode.FASTA_NO_SEQUENCES, f"{source} contains no sequences.",
             suggestions=["Give a protein FASTA file with at least one '>id' header and its sequence."],
         )
     duplicates = sorted(pid for pid, count in Counter(p.id for p in proteins).items() if count > 1)
     if duplicates:
         raise ValidationError(
-            "DUPLICATE_SEQUENCE_IDS", f"{source} uses {len(duplicates)} id(s) more than once.",
+            ErrorCode.DUPLICATE_SEQUENCE_IDS, f"{source} uses {len(duplicates)} id(s) more than once.",
             details={"duplicate_ids": duplicates[:50], "num_duplicate_ids": len(duplicates)},
             suggestions=["Make every sequence id unique; genes are named by these ids in the model."],
         )
@@ -89,12 +91,12 @@ def parse_fasta(text: str, source: str = "FASTA") -> list[Protein]:
 def read_fasta_file(path: Path) -> list[Protein]:
     if not path.exists():
         raise ValidationError(
-            "FASTA_FILE_NOT_FOUND", f"FASTA file not found: {path}",
+            ErrorCode.FASTA_FILE_NOT_FOUND, f"FASTA file not found: {path}",
             details={"fasta_file_path": str(path)}, suggestions=["Check the path, or pass protein_sequences."],
         )
     if not path.is_file():
         raise ValidationError(
-            "FASTA_PATH_NOT_FILE", f"Not a file: {path}",
+            ErrorCode.FASTA_PATH_NOT_FILE, f"Not a file: {path}",
             details={"fasta_file_path": str(path)}, suggestions=["Point fasta_file_path at a protein FASTA file."],
         )
     try:
@@ -104,7 +106,7 @@ def read_fasta_file(path: Path) -> list[Protein]:
         text = raw.decode("utf-8-sig")  # a UTF-8 byte-order mark (Windows editors) is dropped
     except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
         raise ValidationError(
-            "FASTA_READ_ERROR", f"Could not read {path}: {exc}",
+            ErrorCode.FASTA_READ_ERROR, f"Could not read {path}: {exc}",
             details={"fasta_file_path": str(path)}, suggestions=["Give a readable, UTF-8 text FASTA file."],
         ) from exc
     return parse_fasta(text, path.name)
@@ -114,7 +116,7 @@ def validate_proteins(proteins: list[Protein]) -> list[Protein]:
     """Upper-case the sequences and reject bad ones, listing every offender at once."""
     if not proteins:
         raise ValidationError(
-            "EMPTY_PROTEIN_SEQUENCES", "No protein sequences were given.",
+            ErrorCode.EMPTY_PROTEIN_SEQUENCES, "No protein sequences were given.",
             details={"num_sequences_provided": 0, "minimum_required": 1},
             suggestions=["Pass at least one sequence, e.g. {\"gene1\": \"MKV...\"}."],
         )
@@ -137,7 +139,7 @@ def validate_proteins(proteins: list[Protein]) -> list[Protein]:
     if invalid or empty:
         shown = dict(list(invalid.items())[:50])
         raise ValidationError(
-            "INVALID_AMINO_ACIDS",
+            ErrorCode.INVALID_AMINO_ACIDS,
             f"{len(invalid) + len(empty)} of {len(proteins)} sequences are empty or contain characters "
             "outside the amino-acid alphabet.",
             details={

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gem_flux_mcp.error_codes import ErrorCode
+
 from ..data.reference import Reference
 from ..data.templates import import_modelseedpy, load_template
 from ..errors import LibraryError
@@ -223,7 +225,7 @@ def _build_role_model(
         model = builder.build(model_id, "0", allow_all_non_grp_reactions=True, annotate_with_rast=False)
     except Exception as exc:  # ModelSEEDpy raises plain exceptions; keep its message for the user
         raise LibraryError(
-            "MODEL_BUILD_ERROR", f"ModelSEEDpy could not assemble the draft: {exc}",
+            ErrorCode.MODEL_BUILD_ERROR, f"ModelSEEDpy could not assemble the draft: {exc}",
             details={"stage": "base_model_construction", "error": type(exc).__name__},
         ) from exc
     return model, builder.reaction_to_complex_sets or {}

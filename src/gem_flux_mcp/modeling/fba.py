@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import InfeasibilityError, LibraryError, ValidationError
 from gem_flux_mcp.modeling.media import ExchangeInfo
 
@@ -46,7 +47,7 @@ def check_objective(model: cobra.Model, objective: object, model_id: str) -> str
     if not isinstance(objective, str) or objective.strip() not in model.reactions:
         suggested = objective_candidates(model)
         raise ValidationError(
-            "INVALID_OBJECTIVE",
+            ErrorCode.INVALID_OBJECTIVE,
             f"Objective '{objective}' is not a reaction of model {model_id}.",
             details={"requested_objective": objective, "model_id": model_id,
                      "suggested_objectives": suggested, "total_reactions": len(model.reactions)},
@@ -97,7 +98,7 @@ def run_fba(
     solver = model.solver.interface.__name__.split(".")[-1].replace("_interface", "")
     if status == "infeasible":
         raise InfeasibilityError(
-            "MODEL_INFEASIBLE",
+            ErrorCode.MODEL_INFEASIBLE,
             f"Model {model_id} has no feasible flux distribution on medium {media_id}.",
             details={"model_id": model_id, "media_id": media_id, "objective": objective,
                      "num_constraints": len(model.metabolites), "num_variables": len(model.reactions)},
@@ -112,7 +113,7 @@ def run_fba(
                    if math.isinf(model.reactions.get_by_id(e.reaction_id).lower_bound)
                    or math.isinf(model.reactions.get_by_id(e.reaction_id).upper_bound)]
         raise InfeasibilityError(
-            "MODEL_UNBOUNDED",
+            ErrorCode.MODEL_UNBOUNDED,
             f"The objective of model {model_id} is unbounded on medium {media_id}.",
             details={"model_id": model_id, "media_id": media_id, "objective": objective,
                      "unbounded_exchanges": open_ex[:10], "unbounded_count": len(open_ex)},
@@ -122,7 +123,7 @@ def run_fba(
         )
     if status != "optimal" or fluxes is None:
         raise LibraryError(
-            "SOLVER_ERROR",
+            ErrorCode.SOLVER_ERROR,
             f"The solver ({solver}) ended with status '{status}' for model {model_id}.",
             details={"model_id": model_id, "media_id": media_id, "solver_status": status, "solver": solver},
             suggestions=["Retry; if it persists, export the model and inspect it with COBRApy."],

@@ -19,6 +19,7 @@ import highspy
 import numpy as np
 import scipy.sparse as sp
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import LibraryError, TimeoutError_
 
 INF = highspy.kHighsInf
@@ -47,7 +48,8 @@ class SolverDeadline:
         left = self.seconds - (time.monotonic() - self.started)
         if left <= 0:
             raise TimeoutError_(
-                "GAPFILL_TIMEOUT", f"Gapfilling did not finish within its {self.seconds:.0f} s solver time limit.",
+                ErrorCode.GAPFILL_TIMEOUT,
+                f"Gapfilling did not finish within its {self.seconds:.0f} s solver time limit.",
                 details={"time_limit_s": self.seconds},
                 suggestions=["Retry with a lower target_growth_rate or a richer medium.",
                              "Run gapfill_model with gapfill_mode='genomescale_only' to skip ATP correction."],
@@ -62,7 +64,7 @@ class FluxLP:
         self.ids = [c.id for c in columns]
         self.index = {cid: i for i, cid in enumerate(self.ids)}
         if len(self.index) != len(self.ids):
-            raise LibraryError("DUPLICATE_COLUMN", "Two fluxes in the gapfilling network have the same id.")
+            raise LibraryError(ErrorCode.DUPLICATE_COLUMN, "Two fluxes in the gapfilling network have the same id.")
         rows: dict[str, int] = {}
         indices: list[int] = []
         values: list[float] = []
@@ -128,13 +130,14 @@ class FluxLP:
             self.deadline.remaining()  # raises GAPFILL_TIMEOUT
             return None
         if status == highspy.HighsModelStatus.kUnbounded:
-            raise LibraryError("GAPFILL_UNBOUNDED", "A gapfilling problem was unbounded: a flux has no finite bound.")
+            raise LibraryError(ErrorCode.GAPFILL_UNBOUNDED,
+                               "A gapfilling problem was unbounded: a flux has no finite bound.")
         # a numerical failure on a warm start: retry once from scratch before giving up
         highs.clearSolver()
         highs.run()
         if highs.getModelStatus() == highspy.HighsModelStatus.kOptimal:
             return np.array(highs.getSolution().col_value)
-        raise LibraryError("SOLVER_ERROR", f"HiGHS ended with status {highs.modelStatusToString(status)}.")
+        raise LibraryError(ErrorCode.SOLVER_ERROR, f"HiGHS ended with status {highs.modelStatusToString(status)}.")
 
     def maximize(self, column: int, lower: np.ndarray, upper: np.ndarray) -> float:
         """Largest flux through one column (0.0 if the bounds are infeasible)."""

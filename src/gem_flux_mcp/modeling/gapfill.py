@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, InfeasibilityError, LibraryError, ValidationError
 from gem_flux_mcp.modeling import media as media_ops
 from gem_flux_mcp.modeling.annotate import WEAK_EVIDENCE_NOTE
@@ -611,7 +612,7 @@ def gapfill_genome_scale(model: cobra.Model, template: Any, medium: Medium, obje
                   reversibility=facts.reversibility, deltag=facts.deltag)
     target_column = net.col.get((objective, 1))
     if target_column is None:
-        raise ValidationError("OBJECTIVE_NOT_FORWARD", f"The objective {objective} cannot carry forward flux.")
+        raise ValidationError(ErrorCode.OBJECTIVE_NOT_FORWARD, f"The objective {objective} cannot carry forward flux.")
     lower, upper = net.bounds(medium)
     banned: set[int] = set()
     banned_why: list[tuple[str, int, str]] = []
@@ -822,7 +823,7 @@ class GapfillRun:
 
 
 @contextlib.contextmanager
-def _stage_errors(code: str, stage: str) -> Iterator[None]:
+def _stage_errors(code: ErrorCode, stage: str) -> Iterator[None]:
     """A bug or solver failure inside a stage becomes that stage's error code (CONTRACTS §5)."""
     try:
         yield
@@ -845,7 +846,8 @@ def pick_objective(model: cobra.Model) -> str:
     ids = objective_reaction_ids(model)
     if len(ids) != 1:
         raise ValidationError(
-            "NO_BIOMASS_OBJECTIVE", "The model has no bio1 reaction and no single objective reaction to gapfill for.",
+            ErrorCode.NO_BIOMASS_OBJECTIVE,
+            "The model has no bio1 reaction and no single objective reaction to gapfill for.",
             details={"objective_reactions": ids},
             suggestions=["Set one objective reaction (e.g. with revise_model) or import a model with bio1."],
         )
@@ -858,7 +860,7 @@ def gapfill(model: cobra.Model, medium: Medium, options: GapfillOptions, *, geno
             progress: Progress = lambda *_: None) -> GapfillRun:
     """Gapfill a copy of `model` (the argument is not changed)."""
     if options.mode not in MODES:
-        raise ValidationError("INVALID_GAPFILL_MODE", f"gapfill_mode must be one of {', '.join(MODES)}.",
+        raise ValidationError(ErrorCode.INVALID_GAPFILL_MODE, f"gapfill_mode must be one of {', '.join(MODES)}.",
                               details={"provided_mode": options.mode, "valid_modes": list(MODES)})
     timings: dict[str, float] = {}
     started = time.perf_counter()
@@ -877,7 +879,7 @@ def gapfill(model: cobra.Model, medium: Medium, options: GapfillOptions, *, geno
             atp, reused = previous_atp, True
             atp.apply(work, core_template)
         else:
-            with _stage_errors("ATP_CORRECTION_FAILED", "ATP correction"):
+            with _stage_errors(ErrorCode.ATP_CORRECTION_FAILED, "ATP correction"):
                 atp = correct_atp(work, core_template, atp_media, deadline, progress, facts)
         timings["atp_correction"] = time.perf_counter() - started - sum(timings.values())
 
@@ -888,7 +890,7 @@ def gapfill(model: cobra.Model, medium: Medium, options: GapfillOptions, *, geno
         excluded = {f"{r}_c0" for r in facts.imbalanced} if options.exclude_imbalanced else set()
         blocked_ids = {r for r, _ in atp.blocked} if atp is not None else set()
         progress("genomescale", 0.40, "building the gapfilling network")
-        with _stage_errors("GENOMESCALE_GAPFILL_FAILED", "Genome-scale gapfilling"):
+        with _stage_errors(ErrorCode.GENOMESCALE_GAPFILL_FAILED, "Genome-scale gapfilling"):
             genome = gapfill_genome_scale(work, genome_template, medium, objective, options.target_growth, tests,
                                           atp_media, no_carbon, options, excluded | blocked_ids,
                                           evidence_discounts(work), deadline, progress, facts)
@@ -896,7 +898,7 @@ def gapfill(model: cobra.Model, medium: Medium, options: GapfillOptions, *, geno
         if genome is None:
             best = _best_possible(work, genome_template, medium, objective, deadline, excluded)
             raise InfeasibilityError(
-                "GAPFILL_INFEASIBLE",
+                ErrorCode.GAPFILL_INFEASIBLE,
                 f"No set of {len(genome_template.reactions)} template reactions lets {objective} reach "
                 f"{options.target_growth} /h on this medium without breaking the energy checks.",
                 details={"target_growth": options.target_growth, "max_achievable_growth": round(best, 6),

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 
 if TYPE_CHECKING:  # COBRApy takes ~2 s to import; modules import it where first used
@@ -53,7 +54,7 @@ def validate_media_request(
         normalized.append(value if isinstance(value, str) else repr(value))
     if malformed:
         raise ValidationError(
-            "INVALID_COMPOUND_IDS",
+            ErrorCode.INVALID_COMPOUND_IDS,
             f"{len(malformed)} compound id(s) are not ModelSEED ids (cpd + 5 digits): "
             f"{', '.join(map(str, malformed[:10]))}.",
             details={"malformed_ids": malformed[:50], "total_provided": len(compounds)},
@@ -63,7 +64,7 @@ def validate_media_request(
     duplicates = sorted({c for c in normalized if normalized.count(c) > 1})
     if duplicates:
         raise ValidationError(
-            "DUPLICATE_COMPOUND_IDS",
+            ErrorCode.DUPLICATE_COMPOUND_IDS,
             f"Compound ids appear more than once: {', '.join(duplicates)}.",
             details={"duplicate_ids": duplicates},
             suggestions=["List each compound once; set its bounds with custom_bounds."],
@@ -73,7 +74,7 @@ def validate_media_request(
     missing = [c for c in normalized if c not in existing]
     if missing:
         raise ValidationError(
-            "INVALID_COMPOUND_IDS",
+            ErrorCode.INVALID_COMPOUND_IDS,
             f"{len(missing)} compound id(s) are not in the ModelSEED database: {', '.join(missing[:10])}.",
             details={"invalid_ids": missing, "valid_ids": [c for c in normalized if c in existing],
                      "total_provided": len(normalized), "total_invalid": len(missing)},
@@ -90,7 +91,7 @@ def validate_media_request(
 def check_compounds_list(compounds: object) -> list[Any]:
     if not isinstance(compounds, list) or not compounds:
         raise ValidationError(
-            "EMPTY_COMPOUNDS_LIST",
+            ErrorCode.EMPTY_COMPOUNDS_LIST,
             "compounds must be a non-empty list of ModelSEED compound ids.",
             details={"provided": compounds if isinstance(compounds, list) else repr(compounds)[:80]},
             suggestions=["Give at least one id such as 'cpd00027' (D-Glucose).",
@@ -105,7 +106,7 @@ def check_default_uptake(default_uptake: object) -> float:
     uptake = _number(default_uptake)
     if uptake is None or not 0 < uptake <= MAX_UPTAKE:
         raise ValidationError(
-            "NEGATIVE_UPTAKE" if uptake is not None and uptake <= 0 else "INVALID_DEFAULT_UPTAKE",
+            ErrorCode.NEGATIVE_UPTAKE if uptake is not None and uptake <= 0 else ErrorCode.INVALID_DEFAULT_UPTAKE,
             f"default_uptake must be a number > 0 and <= {MAX_UPTAKE:g} (mmol/gDW/h); got {default_uptake!r}.",
             details={"provided": default_uptake if uptake is not None else repr(default_uptake)[:40],
                      "valid_range": [0, MAX_UPTAKE], "typical_range": [10, 100]},
@@ -126,7 +127,8 @@ def _custom_bounds(raw: object, compounds: list[str], example: dict[str, Any]) -
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        raise ValidationError("INVALID_BOUNDS_FORMAT", "custom_bounds must be an object {cpd id: [lower, upper]}.",
+        raise ValidationError(ErrorCode.INVALID_BOUNDS_FORMAT,
+                              "custom_bounds must be an object {cpd id: [lower, upper]}.",
                               details={"provided": repr(raw)[:80]}, example_call=example)
     result: dict[str, tuple[float, float]] = {}
     not_listed: list[Any] = []
@@ -149,14 +151,14 @@ def _custom_bounds(raw: object, compounds: list[str], example: dict[str, Any]) -
         result[cpd] = (lower, upper)
     if not_listed:
         raise ValidationError(
-            "COMPOUND_NOT_IN_LIST",
+            ErrorCode.COMPOUND_NOT_IN_LIST,
             f"custom_bounds names compounds that are not in `compounds`: {', '.join(map(str, not_listed))}.",
             details={"compounds_not_in_list": not_listed},
             suggestions=["Add them to `compounds`, or remove them from custom_bounds."], example_call=example,
         )
     if bad_format:
         raise ValidationError(
-            "INVALID_BOUNDS_FORMAT",
+            ErrorCode.INVALID_BOUNDS_FORMAT,
             f"custom_bounds entries must be [lower, upper] numbers: {', '.join(map(str, bad_format))}.",
             details={"invalid_entries": bad_format},
             suggestions=["Write bounds as two numbers, e.g. [-5, 100] (uptake up to 5, secretion up to 100)."],
@@ -164,7 +166,7 @@ def _custom_bounds(raw: object, compounds: list[str], example: dict[str, Any]) -
         )
     if out_of_order:
         raise ValidationError(
-            "BOUNDS_OUT_OF_ORDER",
+            ErrorCode.BOUNDS_OUT_OF_ORDER,
             "custom_bounds has lower > upper for: " + ", ".join(str(e["compound"]) for e in out_of_order) + ".",
             details={"invalid_entries": out_of_order},
             suggestions=["Negative lower = uptake limit, positive upper = secretion limit; lower <= upper."],

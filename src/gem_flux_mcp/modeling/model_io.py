@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import LibraryError, ValidationError
 from gem_flux_mcp.fsutil import fsync_dir
 from gem_flux_mcp.modeling.media import exchange_reactions
@@ -27,7 +28,7 @@ def detect_format(path: Path, requested: str | None) -> str:
         fmt = requested.strip().lower()
         if fmt not in FORMATS:
             raise ValidationError(
-                "UNSUPPORTED_FORMAT", f"Unknown model format '{requested}'; use 'sbml' or 'json'.",
+                ErrorCode.UNSUPPORTED_FORMAT, f"Unknown model format '{requested}'; use 'sbml' or 'json'.",
                 details={"provided": requested, "valid_formats": list(FORMATS)},
             )
         return fmt
@@ -36,7 +37,7 @@ def detect_format(path: Path, requested: str | None) -> str:
         if suffix in _SUFFIX_FORMAT:
             return _SUFFIX_FORMAT[suffix]
     raise ValidationError(
-        "UNSUPPORTED_FORMAT",
+        ErrorCode.UNSUPPORTED_FORMAT,
         f"Cannot tell the format of '{path.name}' from its extension; pass format='sbml' or 'json'.",
         details={"path": str(path), "valid_formats": list(FORMATS), "known_extensions": sorted(_SUFFIX_FORMAT)},
     )
@@ -50,13 +51,13 @@ def read_model(path: Path, fmt: str) -> cobra.Model:
         model = read_sbml_model(str(path)) if fmt == "sbml" else load_json_model(str(path))
     except Exception as exc:  # libsbml and json raise many kinds of errors
         raise ValidationError(
-            "MODEL_PARSE_ERROR",
+            ErrorCode.MODEL_PARSE_ERROR,
             f"Could not read {path.name} as {fmt.upper()}: {type(exc).__name__}: {str(exc)[:300]}",
             details={"path": str(path), "format": fmt},
             suggestions=["Check that the file is a valid SBML (level 2/3, FBC) or COBRApy JSON model."],
         ) from exc
     if len(model.reactions) == 0:
-        raise ValidationError("MODEL_EMPTY", f"{path.name} contains no reactions.", details={"path": str(path)})
+        raise ValidationError(ErrorCode.MODEL_EMPTY, f"{path.name} contains no reactions.", details={"path": str(path)})
     return model
 
 
@@ -84,7 +85,7 @@ def write_model(model: cobra.Model, path: Path, fmt: str) -> int:
     except Exception as exc:
         tmp.unlink(missing_ok=True)
         raise LibraryError(
-            "MODEL_EXPORT_ERROR", f"Could not write the model as {fmt.upper()}: {str(exc)[:300]}",
+            ErrorCode.MODEL_EXPORT_ERROR, f"Could not write the model as {fmt.upper()}: {str(exc)[:300]}",
             details={"path": str(path), "format": fmt},
         ) from exc
     return path.stat().st_size

@@ -12,6 +12,8 @@ import re
 import secrets
 from typing import Any
 
+from gem_flux_mcp.error_codes import ErrorCode
+
 from ..errors import LibraryError
 
 DEFAULT_URL = "https://tutorial.theseed.org/services/genome_annotation"
@@ -42,7 +44,7 @@ def annotate_with_rast(
 
     def failure(reason: str, **details: Any) -> LibraryError:
         return LibraryError(
-            "RAST_ANNOTATION_ERROR", f"RAST annotation failed: {reason}",
+            ErrorCode.RAST_ANNOTATION_ERROR, f"RAST annotation failed: {reason}",
             details={"rast_url": url, **details},
             suggestions=["Build offline instead: annotate_with_rast=false (header names and homology).",
                          "Or retry later; RAST is an internet service."],

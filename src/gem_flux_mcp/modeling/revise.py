@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 
 MAX_ABS_BOUND = 1e6  # mmol/gDW/h; COBRApy's "unbounded" is 1000
@@ -80,7 +81,7 @@ def validate_plan(model: cobra.Model, add: object, remove: object, bounds: objec
         else:
             plan.remove.append(rid)
     if bounds is not None and not isinstance(bounds, Mapping):
-        raise ValidationError("INVALID_BOUNDS_FORMAT", "reaction_bounds must be {reaction_id: [lower, upper]}.",
+        raise ValidationError(ErrorCode.INVALID_BOUNDS_FORMAT, "reaction_bounds must be {reaction_id: [lower, upper]}.",
                               details={"provided": repr(bounds)[:80]})
     for rid, value in (bounds or {}).items():
         pair = list(value) if isinstance(value, list | tuple) else []
@@ -98,7 +99,7 @@ def validate_plan(model: cobra.Model, add: object, remove: object, bounds: objec
             plan.bounds[str(rid)] = (numbers[0], numbers[1])
     if bad:
         raise ValidationError(
-            "INVALID_REACTION",
+            ErrorCode.INVALID_REACTION,
             f"{len(bad)} reaction change(s) cannot be applied: "
             + "; ".join(f"{k}: {v}" for k, v in list(bad.items())[:5]),
             details={"invalid_reactions": bad},
@@ -110,20 +111,20 @@ def validate_plan(model: cobra.Model, add: object, remove: object, bounds: objec
     unknown = [g for g in genes if g not in model.genes]
     if unknown:
         raise ValidationError(
-            "INVALID_GENE", f"{len(unknown)} gene(s) are not in the model: {', '.join(unknown[:10])}.",
+            ErrorCode.INVALID_GENE, f"{len(unknown)} gene(s) are not in the model: {', '.join(unknown[:10])}.",
             details={"invalid_genes": unknown, "num_model_genes": len(model.genes)},
             suggestions=["Use gene ids as stored in the model (get_model lists a preview)."],
         )
     plan.knockouts = list(dict.fromkeys(genes))
     if plan.is_empty():
         raise ValidationError(
-            "EMPTY_REVISION", "A revision needs at least one change (add, remove, bounds or knockouts).",
+            ErrorCode.EMPTY_REVISION, "A revision needs at least one change (add, remove, bounds or knockouts).",
             details={}, suggestions=["Pass add_reactions, remove_reactions, reaction_bounds or knockout_genes."],
         )
     remaining = len(model.reactions) + len(plan.add) - len(set(plan.remove))
     if remaining <= 0:
         raise ValidationError(
-            "WOULD_EMPTY", "This revision would leave the model without reactions.",
+            ErrorCode.WOULD_EMPTY, "This revision would leave the model without reactions.",
             details={"reactions_now": len(model.reactions), "removing": len(set(plan.remove))},
             suggestions=["Remove fewer reactions; to discard the model use delete_model."],
             valid_next_steps=["delete_model"],
@@ -135,7 +136,7 @@ def _list(value: object, name: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise ValidationError(f"INVALID_{name.upper()}", f"{name} must be a list.",
+        raise ValidationError(ErrorCode(f"INVALID_{name.upper()}"), f"{name} must be a list.",
                               details={"provided": repr(value)[:80]})
     return value
 

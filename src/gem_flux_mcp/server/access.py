@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,7 @@ class TokenTable:
         for token, workspace in pairs:
             token, workspace = token.strip(), workspace.strip()
             if len(token) < 16 or not _WORKSPACE.match(workspace):
-                raise DataError("INVALID_TOKEN_CONFIG",
+                raise DataError(ErrorCode.INVALID_TOKEN_CONFIG,
                                 "each token needs >= 16 characters and a workspace name of letters, digits, "
                                 "'_', '-' or '.'", details={"workspace": workspace})
             tokens[token] = workspace

@@ -19,6 +19,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from gem_flux_mcp.data.biochem import check_search_limit
 from gem_flux_mcp.data.templates import check_template_choice
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ValidationError
 from gem_flux_mcp.modeling.media import check_compounds_list, check_default_uptake
 from gem_flux_mcp.server.envelope import error_result
@@ -139,7 +140,7 @@ def _short(value: Any) -> Any:
 def _invalid(tool_name: str | None, problems: list[dict[str, Any]]) -> Any:
     names = ", ".join(dict.fromkeys(p["argument"] for p in problems))
     error = ValidationError(
-        "INVALID_ARGUMENTS",
+        ErrorCode.INVALID_ARGUMENTS,
         f"Invalid arguments for {tool_name}: {names}.",
         details={"errors": problems},
         suggestions=["Check the tool's input schema (tools/list) for names, types and limits."],
@@ -169,7 +170,7 @@ class ArgumentErrorMiddleware(Middleware):
             return _invalid(tool_name, _argument_errors(exc))
         except FastMCPNotFound as exc:
             error = ValidationError(
-                "UNKNOWN_TOOL",
+                ErrorCode.UNKNOWN_TOOL,
                 str(exc),
                 details={"requested_tool": tool_name},
                 suggestions=["Call tools/list to see the available tools."],

@@ -20,6 +20,7 @@ from typing import Any, ParamSpec
 from fastmcp.tools.base import ToolResult
 from mcp.types import TextContent
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ServerError
 from gem_flux_mcp.server import runtime
 from gem_flux_mcp.server.access import bind_request_workspace
@@ -58,7 +59,7 @@ def error_result(exc: BaseException, tool_name: str | None) -> ToolResult:
     if not isinstance(exc, GemFluxError):
         log.exception("unexpected error in tool %s", tool_name, exc_info=exc)
         exc = ServerError(
-            "INTERNAL_ERROR",
+            ErrorCode.INTERNAL_ERROR,
             f"The server failed unexpectedly while running {tool_name}: "
             f"{type(exc).__name__}: {str(exc)[:300]}",
             details={"exception_type": type(exc).__name__},

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gem_flux_mcp.config import Settings
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 
 ENV_ALLOWED_ROOTS = "GEMFLUX_ALLOWED_ROOTS"
@@ -37,7 +38,7 @@ class FileArea:
 
     def resolve(self, raw: object, *, param: str, must_exist: bool, for_write: bool = False) -> Path:
         """The absolute path a user's path names, or a ValidationError saying why it is refused."""
-        code = f"INVALID_{param.upper()}"
+        code = ErrorCode(f"INVALID_{param.upper()}")
         if not isinstance(raw, str) or not raw.strip():
             raise ValidationError(code, f"{param} must be a non-empty path string.",
                                   details={"provided": repr(raw)[:60]})
@@ -60,7 +61,7 @@ class FileArea:
         for folder, _ in self.protected + (self.read_only if for_write else ()):
             if path == folder or folder in path.parents:
                 raise ValidationError(
-                    "PATH_PROTECTED",
+                    ErrorCode.PATH_PROTECTED,
                     f"{param} '{self.show(path)}' is inside the server's own "
                     f"{'state or cache folder' if (folder, _) in self.protected else 'reference data'}, "
                     f"which tools never {'write' if for_write else 'read or write'}.",
@@ -69,7 +70,7 @@ class FileArea:
                 )
         if not any(path == root or root in path.parents for root in self.roots):
             raise ValidationError(
-                "PATH_NOT_ALLOWED",
+                ErrorCode.PATH_NOT_ALLOWED,
                 f"{param} '{text if not self.per_workspace else self.show(path)}' is outside the folders this "
                 "server may access.",
                 details={"path": self.show(path), **self.describe()},
@@ -79,14 +80,14 @@ class FileArea:
             )
         if must_exist and not path.is_file():
             raise ValidationError(
-                "FILE_NOT_FOUND" if not path.exists() else "PATH_NOT_FILE",
+                ErrorCode.FILE_NOT_FOUND if not path.exists() else ErrorCode.PATH_NOT_FILE,
                 f"{param} '{self.show(path)}' {'does not exist' if not path.exists() else 'is not a file'}.",
                 details={"path": self.show(path), **self.describe()},
                 suggestions=["Check the path; relative paths start in your file area."],
             )
         if for_write:
             if path.is_dir():
-                raise ValidationError("PATH_NOT_FILE", f"{param} '{self.show(path)}' is a folder.",
+                raise ValidationError(ErrorCode.PATH_NOT_FILE, f"{param} '{self.show(path)}' is a folder.",
                                       details={"path": self.show(path)},
                                       suggestions=["Name a file, e.g. 'model.xml'."])
             for root in self.roots:  # a workspace's own folder is made on its first write

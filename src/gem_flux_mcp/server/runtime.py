@@ -15,6 +15,7 @@ from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.media_library import PredefinedMedium, load_media_library
 from gem_flux_mcp.data.templates import BUILD_TEMPLATES, template_path
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DataError, ServerError
 from gem_flux_mcp.server import access
 from gem_flux_mcp.server.files import FileArea, file_area
@@ -71,7 +72,7 @@ def load_resources(settings: Settings, *, record_activity: bool = True) -> Resou
     global _resources
     if not settings.data_dir.is_dir():
         raise DataError(
-            "DATA_DIR_NOT_FOUND",
+            ErrorCode.DATA_DIR_NOT_FOUND,
             f"reference data folder not found: {settings.data_dir} "
             "(run `gem-flux data fetch` or set GEMFLUX_DATA_DIR)",
         )
@@ -144,7 +145,7 @@ def get_recorder() -> ActivityRecorder | None:
 
 def _get() -> Resources:
     if _resources is None:
-        raise ServerError("SERVER_NOT_INITIALIZED", "Server resources are not loaded; this is a start-up bug.")
+        raise ServerError(ErrorCode.SERVER_NOT_INITIALIZED, "Server resources are not loaded; this is a start-up bug.")
     return _resources
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from gem_flux_mcp import errors
 from gem_flux_mcp.config import Settings
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.procutil import pid_alive
 from gem_flux_mcp.services.jobs import Job, warm_up
 
@@ -123,7 +124,7 @@ class JobRunner:
             if worker is not None:
                 self._kill(worker)
             raise errors.TimeoutError_(
-                f"{job.kind.upper()}_TIMEOUT",
+                ErrorCode(f"{job.kind.upper()}_TIMEOUT"),
                 f"The {job.kind} job did not finish within {timeout_s:g} s and was stopped.",
                 details={"timeout_s": timeout_s},
                 suggestions=["Retry with a smaller input, or a longer time limit where the tool offers one."],
@@ -231,7 +232,7 @@ class JobRunner:
                     except (EOFError, OSError):
                         self._kill(worker)
                         raise errors.ServerError(
-                            "WORKER_DIED", "The worker process stopped unexpectedly (out of memory?).",
+                            ErrorCode.WORKER_DIED, "The worker process stopped unexpectedly (out of memory?).",
                             details={"exit_code": worker.process.exitcode},
                             suggestions=["Retry; if it happens again, try a smaller input."],
                         ) from None

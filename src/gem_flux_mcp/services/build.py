@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gem_flux_mcp.data.templates import check_template_name
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.annotate import Protein, read_fasta_file, validate_proteins
 from gem_flux_mcp.services.jobs import BuildJob, BuiltDraft
@@ -22,21 +23,22 @@ def read_proteins(protein_sequences: object, fasta_file_path: object,
     the event loop."""
     if protein_sequences is not None and fasta_file_path is not None:
         raise ValidationError(
-            "BOTH_INPUTS_PROVIDED", "Give either protein_sequences or fasta_file_path, not both.",
+            ErrorCode.BOTH_INPUTS_PROVIDED, "Give either protein_sequences or fasta_file_path, not both.",
             suggestions=["Drop one of the two arguments."],
         )
     if fasta_file_path is not None:
         return validate_proteins(read_fasta_file(resolve(fasta_file_path)))
     if protein_sequences is None:
         raise ValidationError(
-            "NO_INPUT_PROVIDED", "No proteins given: pass protein_sequences or fasta_file_path.",
+            ErrorCode.NO_INPUT_PROVIDED, "No proteins given: pass protein_sequences or fasta_file_path.",
             example_call={"tool": "build_model", "arguments": {"fasta_file_path": "genome.faa"}},
         )
     if not isinstance(protein_sequences, dict):
-        raise ValidationError("INVALID_PROTEIN_SEQUENCES", "protein_sequences must be an object {id: sequence}.",
+        raise ValidationError(ErrorCode.INVALID_PROTEIN_SEQUENCES,
+                              "protein_sequences must be an object {id: sequence}.",
                               details={"provided_type": type(protein_sequences).__name__})
     if any(not isinstance(k, str) or not k.strip() or any(c.isspace() for c in k) for k in protein_sequences):
-        raise ValidationError("INVALID_PROTEIN_SEQUENCES", "Sequence ids must be non-empty and without spaces.")
+        raise ValidationError(ErrorCode.INVALID_PROTEIN_SEQUENCES, "Sequence ids must be non-empty and without spaces.")
     proteins = [Protein(k, v if isinstance(v, str) else "", "") for k, v in protein_sequences.items()]
     return validate_proteins(proteins)
 
@@ -47,7 +49,7 @@ def check_build_options(template: object, exclude_reference_models: object,
     template_name = check_template_name(template, data_dir)
     excluded = exclude_reference_models or []
     if not isinstance(excluded, list) or not all(isinstance(m, str) and m for m in excluded):
-        raise ValidationError("INVALID_EXCLUDE_REFERENCE_MODELS",
+        raise ValidationError(ErrorCode.INVALID_EXCLUDE_REFERENCE_MODELS,
                               "exclude_reference_models must be a list of BiGG model ids.")
     return template_name, tuple(excluded)
 
@@ -58,7 +60,7 @@ def prepare_build(ws: Workspace, proteins: list[Protein], model_name: object, te
     """The job for a worker, and the cleaned model name. The id is taken now, so a taken name
     fails in milliseconds, not after the work."""
     if model_name is not None and not isinstance(model_name, str):
-        raise ValidationError("INVALID_MODEL_NAME", "model_name must be a string.",
+        raise ValidationError(ErrorCode.INVALID_MODEL_NAME, "model_name must be a string.",
                               details={"provided_type": type(model_name).__name__})
     name = model_name.strip() if isinstance(model_name, str) and model_name.strip() else None
     model_id = ws.store.new_model_id(ws.workspace_id, name, "draft")

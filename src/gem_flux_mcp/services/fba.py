@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba, media
 from gem_flux_mcp.services.workspace import Workspace, model_key
@@ -19,7 +20,7 @@ def check_flux_threshold(flux_threshold: object) -> float:
     if isinstance(flux_threshold, bool) or not isinstance(flux_threshold, int | float) \
             or not 0 <= flux_threshold <= MAX_FLUX_THRESHOLD:  # NaN fails both comparisons
         raise ValidationError(
-            "INVALID_FLUX_THRESHOLD",
+            ErrorCode.INVALID_FLUX_THRESHOLD,
             f"flux_threshold must be a finite number from 0 to {MAX_FLUX_THRESHOLD:g}; got {flux_threshold!r}.",
             details={"provided_threshold": repr(flux_threshold)[:30], "minimum": 0, "maximum": MAX_FLUX_THRESHOLD},
             suggestions=["Use the default 1e-6, or 0 to keep every nonzero flux."],
@@ -42,7 +43,7 @@ def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object
         report = media.apply_medium(model, medium, exchanges)
         if not report.applied:
             raise ValidationError(
-                "MEDIA_INCOMPATIBLE",
+                ErrorCode.MEDIA_INCOMPATIBLE,
                 f"None of the {len(medium)} compounds of medium {medium_id} has an exchange reaction "
                 f"in model {key}.",
                 details={"model_id": key, "media_id": medium_id, "media_compounds": list(medium)[:50],

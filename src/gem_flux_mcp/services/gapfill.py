@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any, Literal, get_args
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.gapfill_report import page
 from gem_flux_mcp.services.jobs import GapfillJob, GapfillOutcome
@@ -23,7 +24,7 @@ def check_target_growth_rate(target_growth_rate: object, model_id: str = "E_coli
     if isinstance(target_growth_rate, bool) or not isinstance(target_growth_rate, int | float) \
             or not 0 < target_growth_rate <= MAX_TARGET_GROWTH or math.isnan(target_growth_rate):
         raise ValidationError(
-            "INVALID_TARGET_GROWTH_RATE",
+            ErrorCode.INVALID_TARGET_GROWTH_RATE,
             f"target_growth_rate must be a number > 0 and <= {MAX_TARGET_GROWTH} (1/h); got {target_growth_rate!r}.",
             details={"provided_value": repr(target_growth_rate)[:30], "valid_range": [0.001, MAX_TARGET_GROWTH],
                      "typical_range": [0.01, 1.0], "recommendation": 0.01},
@@ -38,7 +39,7 @@ def check_target_growth_rate(target_growth_rate: object, model_id: str = "E_coli
 def check_gapfill_mode(gapfill_mode: object) -> str:
     if gapfill_mode not in GAPFILL_MODES:
         raise ValidationError(
-            "INVALID_GAPFILL_MODE",
+            ErrorCode.INVALID_GAPFILL_MODE,
             f"gapfill_mode must be one of {', '.join(GAPFILL_MODES)}; got {gapfill_mode!r}.",
             details={"provided_mode": repr(gapfill_mode)[:40], "valid_modes": list(GAPFILL_MODES)},
             suggestions=["'full' = ATP correction + genome-scale gapfilling (recommended)."],

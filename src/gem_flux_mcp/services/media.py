@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from gem_flux_mcp.data.media_library import PREDEFINED_CREATED_AT
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import media
 from gem_flux_mcp.services.workspace import Medium, Workspace
@@ -21,14 +22,14 @@ def build_media(ws: Workspace, compounds: object, default_uptake: object = 100.0
     if media_name is not None:
         if not isinstance(media_name, str) or not MEDIA_NAME.match(media_name) or media_name.startswith("media_"):
             raise ValidationError(
-                "INVALID_MEDIA_NAME",
+                ErrorCode.INVALID_MEDIA_NAME,
                 "media_name must be 1-64 letters, digits, '_' or '-', and must not start with 'media_'.",
                 details={"provided": media_name if isinstance(media_name, str) else repr(media_name)},
                 suggestions=["Use a name such as 'glucose_m9_aerobic', or omit it for an automatic id."],
             )
         if media_name in ws.media_library:
             raise ValidationError(
-                "DUPLICATE_NAME", f"'{media_name}' is a predefined medium; choose another name.",
+                ErrorCode.DUPLICATE_NAME, f"'{media_name}' is a predefined medium; choose another name.",
                 details={"name": media_name, "predefined_media": sorted(ws.media_library)},
             )
         media_id = media_name
@@ -97,14 +98,14 @@ def _media_info(ws: Workspace, media_id: str, name: str | None, compounds: Mediu
 def delete_media(ws: Workspace, media_id: object) -> dict[str, Any]:
     if isinstance(media_id, str) and media_id.strip() in ws.media_library:
         raise ValidationError(
-            "PREDEFINED_MEDIA_IMMUTABLE",
+            ErrorCode.PREDEFINED_MEDIA_IMMUTABLE,
             f"'{media_id.strip()}' is a predefined medium and cannot be deleted.",
             details={"media_id": media_id.strip(), "predefined_media": sorted(ws.media_library)},
             suggestions=["Predefined media are shared reference data; delete only media you built."],
             valid_next_steps=["list_media"],
         )
     if not isinstance(media_id, str) or not media_id.strip():
-        raise ValidationError("INVALID_MEDIA_ID", "media_id must be a non-empty string.",
+        raise ValidationError(ErrorCode.INVALID_MEDIA_ID, "media_id must be a non-empty string.",
                               details={"provided": repr(media_id)[:40]}, valid_next_steps=["list_media"])
     row = ws.store.delete_media(ws.workspace_id, media_id.strip())
     return {"success": True, "deleted_media_id": row.media_id, "message": "Media deleted successfully"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import NotFoundError, ValidationError
 from gem_flux_mcp.modeling import model_io
 from gem_flux_mcp.services.revisions import revision_history
@@ -21,7 +22,7 @@ def list_models(ws: Workspace, filter_state: object = "all") -> dict[str, Any]:
     state = filter_state.strip().lower() if isinstance(filter_state, str) else None
     if state not in FILTER_STATES:
         raise ValidationError(
-            "INVALID_FILTER_STATE",
+            ErrorCode.INVALID_FILTER_STATE,
             f"filter_state must be one of {', '.join(FILTER_STATES)}; got {filter_state!r}.",
             details={"provided": filter_state if isinstance(filter_state, str) else repr(filter_state),
                      "valid_values": list(FILTER_STATES)},
@@ -85,7 +86,7 @@ def _gapfill_page(row: ModelRow, offset: object) -> dict[str, Any]:
     record = row.extra.get("gapfill")
     if not isinstance(record, dict):
         raise ValidationError(
-            "NOT_GAPFILLED", f"Model {row.model_id} was not made by gapfill_model; it has no added reactions.",
+            ErrorCode.NOT_GAPFILLED, f"Model {row.model_id} was not made by gapfill_model; it has no added reactions.",
             details={"model_id": row.model_id, "source": row.source},
             suggestions=["Pass the id of a gapfilled model (ids containing '.gf')."],
             valid_next_steps=["list_models"],
@@ -96,7 +97,8 @@ def _gapfill_page(row: ModelRow, offset: object) -> dict[str, Any]:
 
 def check_limit(limit: object) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise ValidationError("INVALID_LIMIT", f"limit must be an integer from 1 to {MAX_LIMIT}; got {limit!r}.",
+        raise ValidationError(ErrorCode.INVALID_LIMIT,
+                              f"limit must be an integer from 1 to {MAX_LIMIT}; got {limit!r}.",
                               details={"provided": repr(limit)[:20], "min": 1, "max": MAX_LIMIT})
     return limit
 
@@ -106,7 +108,7 @@ def check_offset(offset: object, total: int | None = None) -> int:
     last = max((total or 0) - 1, 0)
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0 or (total is not None and offset > last):
         raise ValidationError(
-            "INVALID_OFFSET", f"gapfill_reactions_offset must be an integer from 0 to {last}."
+            ErrorCode.INVALID_OFFSET, f"gapfill_reactions_offset must be an integer from 0 to {last}."
             if total is not None else "gapfill_reactions_offset must be an integer >= 0.",
             details={"provided": repr(offset)[:20], **({"total": total} if total is not None else {})},
         )

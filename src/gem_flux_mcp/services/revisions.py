@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import NotFoundError, ValidationError
 from gem_flux_mcp.modeling import media, model_io, revise
 from gem_flux_mcp.services.workspace import Medium, Workspace, model_info, model_key
@@ -65,13 +66,13 @@ def check_reason(reason: object, model_id: str = "E_coli.draft") -> str:
     """The reason, stripped: present, at most MAX_REASON_CHARS."""
     if isinstance(reason, str) and len(reason) > MAX_REASON_CHARS:
         raise ValidationError(
-            "REASON_TOO_LONG", f"reason is {len(reason)} characters long; the maximum is {MAX_REASON_CHARS}.",
+            ErrorCode.REASON_TOO_LONG, f"reason is {len(reason)} characters long; the maximum is {MAX_REASON_CHARS}.",
             details={"length": len(reason), "max_length": MAX_REASON_CHARS},
             suggestions=["Say why in a few sentences; put long notes in a file of your own."],
         )
     if not isinstance(reason, str) or not reason.strip():
         raise ValidationError(
-            "MISSING_REASON", "reason must say why the model is revised (it is kept in the history).",
+            ErrorCode.MISSING_REASON, "reason must say why the model is revised (it is kept in the history).",
             details={"provided": reason if isinstance(reason, str) else repr(reason)[:40]},
             example_call={"tool": "revise_model", "arguments": {
                 "model_id": model_id, "reason": "add pyruvate kinase (experimental evidence)",

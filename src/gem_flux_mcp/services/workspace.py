@@ -8,6 +8,7 @@ from typing import Any
 
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.media_library import PredefinedMedium
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import NotFoundError, ValidationError
 from gem_flux_mcp.modeling import media
 from gem_flux_mcp.store.rows import ModelRow
@@ -26,7 +27,7 @@ class Workspace:
     def medium(self, media_id: object) -> tuple[str, Medium]:
         """(id, compound bounds) of a predefined or built medium."""
         if not isinstance(media_id, str) or not media_id.strip():
-            raise ValidationError("INVALID_MEDIA_ID", "media_id must be a non-empty string.",
+            raise ValidationError(ErrorCode.INVALID_MEDIA_ID, "media_id must be a non-empty string.",
                                   details={"provided": repr(media_id)[:40]},
                                   suggestions=["Call list_media to see the available media."],
                                   valid_next_steps=["list_media"])
@@ -54,7 +55,7 @@ def model_key(model_id: object) -> str:
     """A model id as given by a user, checked for shape (existence is the store's to say)."""
     if not isinstance(model_id, str) or not model_id.strip():
         raise ValidationError(
-            "INVALID_MODEL_ID", "model_id must be a non-empty string (e.g. 'E_coli.draft').",
+            ErrorCode.INVALID_MODEL_ID, "model_id must be a non-empty string (e.g. 'E_coli.draft').",
             details={"provided": model_id if isinstance(model_id, str) else repr(model_id)[:40]},
             suggestions=["Call list_models to see the ids of stored models."],
             valid_next_steps=["list_models"],

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DatabaseError
 from gem_flux_mcp.store.rows import CallRow, MediaRow, ModelRow, ResultRow, SessionRow, utc_now
 
@@ -198,7 +199,7 @@ class Database:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise DatabaseError(
-                "STATE_DIR_UNWRITABLE",
+                ErrorCode.STATE_DIR_UNWRITABLE,
                 f"Cannot create the state folder {path.parent}: {exc}",
                 details={"state_dir": str(path.parent)},
                 suggestions=["Pass a writable folder with --state-dir or GEMFLUX_STATE_DIR."],
@@ -209,7 +210,7 @@ class Database:
         except sqlite3.Error as exc:
             self.close()
             raise DatabaseError(
-                "STATE_DB_OPEN_FAILED",
+                ErrorCode.STATE_DB_OPEN_FAILED,
                 f"Cannot open the state database {path}: {exc}",
                 details={"path": str(path), "sqlite_error": str(exc)},
                 suggestions=[
@@ -232,7 +233,7 @@ class Database:
         """This thread's connection, opened on first use."""
         if self._closed:
             raise DatabaseError(
-                "STORE_CLOSED", "The state store has been closed.",
+                ErrorCode.STORE_CLOSED, "The state store has been closed.",
                 details={"path": str(self.path)},
                 suggestions=["This is a server bug if it happens during a tool call; restart the server."],
             )
@@ -295,7 +296,7 @@ class Database:
     def _error(self, exc: sqlite3.Error, action: str) -> DatabaseError:
         busy = "locked" in str(exc) or "busy" in str(exc)
         return DatabaseError(
-            "DATABASE_BUSY" if busy else "DATABASE_ERROR",
+            ErrorCode.DATABASE_BUSY if busy else ErrorCode.DATABASE_ERROR,
             f"State database error while {action}: {exc}",
             details={"path": str(self.path), "sqlite_error": str(exc)},
             suggestions=(
@@ -345,7 +346,7 @@ class Database:
         known = MIGRATIONS[-1].version
         if version > known:
             raise DatabaseError(
-                "STATE_DB_TOO_NEW",
+                ErrorCode.STATE_DB_TOO_NEW,
                 f"The state database {self.path} has schema version {version}, but this gem-flux "
                 f"only knows versions up to {known}; it was written by a newer release.",
                 details={"path": str(self.path), "db_version": version, "code_version": known},

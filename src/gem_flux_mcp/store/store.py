@@ -42,6 +42,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
 from gem_flux_mcp.fsutil import atomic_write_bytes
 from gem_flux_mcp.modeling.media import exchange_reactions
@@ -106,7 +107,7 @@ class Store:
     ) -> None:
         if cache_max_models < 0 or cache_max_bytes < 0 or idle_seconds < 0:
             raise ValidationError(
-                "INVALID_CACHE_SETTINGS",
+                ErrorCode.INVALID_CACHE_SETTINGS,
                 "Cache limits must be zero or positive.",
                 details={
                     "cache_max_models": cache_max_models,
@@ -165,7 +166,7 @@ class Store:
         suffix = _STATE_SUFFIX.get(state)
         if suffix is None:
             raise ValidationError(
-                "INVALID_STATE",
+                ErrorCode.INVALID_STATE,
                 f"Unknown model state '{state}'.",
                 details={"provided": state, "valid_values": sorted(_STATE_SUFFIX)},
             )
@@ -175,12 +176,12 @@ class Store:
                 candidate_base = f"{RESERVED_PREFIX}{stamp}_{_random_token()}"
                 if not self.db.model_ids_with_prefix(workspace, candidate_base + "."):
                     return f"{candidate_base}.{suffix}"
-            raise DatabaseError("ID_EXHAUSTED", "Could not find a free automatic model id after 100 tries.")
+            raise DatabaseError(ErrorCode.ID_EXHAUSTED, "Could not find a free automatic model id after 100 tries.")
         _check_model_name(base)
         taken = [m for m in self.db.model_ids_with_prefix(workspace, base) if m == base or m.startswith(base + ".")]
         if taken:
             raise ValidationError(
-                "DUPLICATE_NAME",
+                ErrorCode.DUPLICATE_NAME,
                 f"A model named '{base}' already exists in this workspace ('{taken[0]}').",
                 details={"name": base, "existing_model_id": taken[0], "existing_model_ids": taken[:_MAX_LISTED_IDS]},
                 suggestions=[
@@ -214,7 +215,7 @@ class Store:
         _check_model_id(model_id)
         if source not in MODEL_SOURCES:
             raise ValidationError(
-                "INVALID_SOURCE",
+                ErrorCode.INVALID_SOURCE,
                 f"Unknown model source '{source}'.",
                 details={"provided": source, "valid_values": list(MODEL_SOURCES)},
             )
@@ -230,7 +231,7 @@ class Store:
             atomic_write_bytes(path, data)
         except OSError as exc:
             raise DatabaseError(
-                "MODEL_SAVE_FAILED",
+                ErrorCode.MODEL_SAVE_FAILED,
                 f"Could not write the file of model '{model_id}': {exc}",
                 details={"model_id": model_id, "path": str(path)},
                 suggestions=["Check free disk space and permissions of the state folder."],
@@ -367,7 +368,7 @@ class Store:
                 raise self._model_not_found(row.workspace, row.model_id) from exc
             if current[1] != file_name:  # deleted and re-added meanwhile
                 raise DatabaseError(
-                    "MODEL_CHANGED", f"Model '{row.model_id}' was replaced while it was being loaded.",
+                    ErrorCode.MODEL_CHANGED, f"Model '{row.model_id}' was replaced while it was being loaded.",
                     details={"model_id": row.model_id}, suggestions=["Retry the call."],
                 ) from exc
             raise self._corrupt(row, path, "the model file is missing") from exc
@@ -435,28 +436,28 @@ class Store:
         compounds: dict[str, tuple[float, float]] = {}
         for cpd, bounds in row.compounds.items():
             if not isinstance(cpd, str) or not cpd:
-                raise ValidationError("INVALID_MEDIA", "Compound ids must be non-empty strings.",
+                raise ValidationError(ErrorCode.INVALID_MEDIA, "Compound ids must be non-empty strings.",
                                       details={"compound": repr(cpd)})
             try:
                 lower, upper = (float(bounds[0]), float(bounds[1]))
             except (TypeError, ValueError, IndexError) as exc:
                 raise ValidationError(
-                    "INVALID_MEDIA", f"Bounds of {cpd} must be a pair of numbers (lower, upper).",
+                    ErrorCode.INVALID_MEDIA, f"Bounds of {cpd} must be a pair of numbers (lower, upper).",
                     details={"compound": cpd, "bounds": repr(bounds)},
                 ) from exc
             if not (math.isfinite(lower) and math.isfinite(upper)) or lower > upper:
                 raise ValidationError(
-                    "INVALID_MEDIA", f"Bounds of {cpd} must be finite with lower <= upper.",
+                    ErrorCode.INVALID_MEDIA, f"Bounds of {cpd} must be finite with lower <= upper.",
                     details={"compound": cpd, "lower": lower, "upper": upper},
                 )
             compounds[cpd] = (lower, upper)
         if row.default_uptake is not None and not math.isfinite(row.default_uptake):
-            raise ValidationError("INVALID_MEDIA", "default_uptake must be a finite number.",
+            raise ValidationError(ErrorCode.INVALID_MEDIA, "default_uptake must be a finite number.",
                                   details={"default_uptake": row.default_uptake})
         stored = replace(row, compounds=compounds, created_at=row.created_at or utc_now())
         if not self.db.insert_media(stored):
             raise ValidationError(
-                "DUPLICATE_NAME",
+                ErrorCode.DUPLICATE_NAME,
                 f"A medium named '{row.media_id}' already exists in this workspace.",
                 details={"name": row.media_id, "existing_media_id": row.media_id},
                 suggestions=[
@@ -493,7 +494,7 @@ class Store:
             candidate = f"media_{datetime.now().strftime('%Y%m%d_%H%M%S')}_{_random_token()}"
             if not self.db.media_exists(workspace, candidate):
                 return candidate
-        raise DatabaseError("ID_EXHAUSTED", "Could not find a free automatic media id after 100 tries.")
+        raise DatabaseError(ErrorCode.ID_EXHAUSTED, "Could not find a free automatic media id after 100 tries.")
 
     # ---- results
 
@@ -504,7 +505,7 @@ class Store:
         _check_workspace(workspace)
         if not _KIND_RE.match(kind):
             raise ValidationError(
-                "INVALID_RESULT_KIND", f"Result kind '{kind}' must match {_KIND_RE.pattern}.",
+                ErrorCode.INVALID_RESULT_KIND, f"Result kind '{kind}' must match {_KIND_RE.pattern}.",
                 details={"provided": kind, "examples": ["fba", "gapfill", "revision"]},
             )
         result = self.db.insert_result(workspace, model_id, kind, media_id, _to_json(summary, "summary"))
@@ -517,7 +518,7 @@ class Store:
         _check_workspace(workspace)
         if not 1 <= limit <= MAX_RESULTS_LIMIT:
             raise ValidationError(
-                "INVALID_LIMIT", f"limit must be between 1 and {MAX_RESULTS_LIMIT}.",
+                ErrorCode.INVALID_LIMIT, f"limit must be between 1 and {MAX_RESULTS_LIMIT}.",
                 details={"provided": limit, "min": 1, "max": MAX_RESULTS_LIMIT},
             )
         return self.db.list_results(workspace, model_id, limit)
@@ -558,7 +559,7 @@ class Store:
             suggestions.insert(0, f"Did you mean {', '.join(repr(c) for c in close)}?")
         suggestions.append("Model ids are case-sensitive and include the state suffix, e.g. 'E_coli.draft.gf'.")
         return NotFoundError(
-            "MODEL_NOT_FOUND",
+            ErrorCode.MODEL_NOT_FOUND,
             f"Model '{model_id}' does not exist in this workspace.",
             details={"model_id": model_id, "available_models": ids, "num_available": total},
             suggestions=suggestions,
@@ -568,7 +569,7 @@ class Store:
 
     def _model_id_exists(self, workspace: str, model_id: str) -> ValidationError:
         return ValidationError(
-            "MODEL_ID_EXISTS",
+            ErrorCode.MODEL_ID_EXISTS,
             f"A model with id '{model_id}' already exists in this workspace.",
             details={"model_id": model_id, "workspace": workspace},
             suggestions=[
@@ -584,7 +585,7 @@ class Store:
         if close:
             suggestions.insert(0, f"Did you mean {', '.join(repr(c) for c in close)}?")
         return NotFoundError(
-            "MEDIA_NOT_FOUND",
+            ErrorCode.MEDIA_NOT_FOUND,
             f"Medium '{media_id}' does not exist in this workspace.",
             details={"media_id": media_id, "available_media": ids, "num_available": total},
             suggestions=suggestions,
@@ -595,7 +596,7 @@ class Store:
     @staticmethod
     def _corrupt(row: ModelRow, path: Path, reason: str) -> DatabaseError:
         return DatabaseError(
-            "MODEL_FILE_CORRUPT",
+            ErrorCode.MODEL_FILE_CORRUPT,
             f"The stored file of model '{row.model_id}' is damaged: {reason}.",
             details={"model_id": row.model_id, "path": str(path), "reason": reason},
             suggestions=[
@@ -618,7 +619,8 @@ def derived_model_id(store: Store, workspace: str, parent_id: str, suffix: str =
     _check_model_id(parent_id)
     if not _SUFFIX_RE.match(suffix):
         raise ValidationError(
-            "INVALID_SUFFIX", f"Suffix '{suffix}' must match {_SUFFIX_RE.pattern}.", details={"provided": suffix}
+            ErrorCode.INVALID_SUFFIX,
+            f"Suffix '{suffix}' must match {_SUFFIX_RE.pattern}.", details={"provided": suffix}
         )
     base = f"{parent_id}.{suffix}"
     taken = set(store.db.model_ids_with_prefix(workspace, base))
@@ -664,7 +666,7 @@ def serialize_model(model: cobra.Model, model_id: str) -> SerializedModel:
         data = to_json(model).encode("utf-8")
     except Exception as exc:  # cobra/json raise many kinds
         raise DatabaseError(
-            "MODEL_SAVE_FAILED",
+            ErrorCode.MODEL_SAVE_FAILED,
             f"Could not serialize model '{model_id}' to COBRApy JSON: {type(exc).__name__}: {str(exc)[:300]}",
             details={"model_id": model_id},
         ) from exc
@@ -686,19 +688,19 @@ def _model_stats(model: cobra.Model) -> dict[str, Any]:
 
 def _to_json(value: dict[str, Any], what: str) -> str:
     if not isinstance(value, dict):
-        raise ValidationError("INVALID_JSON", f"{what} must be a dict.", details={"type": type(value).__name__})
+        raise ValidationError(ErrorCode.INVALID_JSON, f"{what} must be a dict.", details={"type": type(value).__name__})
     try:
         return json.dumps(value)
     except (TypeError, ValueError) as exc:
         raise ValidationError(
-            "INVALID_JSON", f"{what} is not JSON-serializable: {exc}", details={"field": what}
+            ErrorCode.INVALID_JSON, f"{what} is not JSON-serializable: {exc}", details={"field": what}
         ) from exc
 
 
 def _check_workspace(workspace: str) -> None:
     if not isinstance(workspace, str) or not _WORKSPACE_RE.match(workspace):
         raise ValidationError(
-            "INVALID_WORKSPACE",
+            ErrorCode.INVALID_WORKSPACE,
             f"Workspace id {workspace!r} is not valid.",
             details={"provided": repr(workspace), "pattern": _WORKSPACE_RE.pattern},
         )
@@ -708,7 +710,7 @@ def _check_model_name(name: str) -> None:
     if not isinstance(name, str) or not _NAME_RE.match(name) or name.startswith(RESERVED_PREFIX):
         reserved = isinstance(name, str) and name.startswith(RESERVED_PREFIX)
         raise ValidationError(
-            "INVALID_MODEL_NAME",
+            ErrorCode.INVALID_MODEL_NAME,
             (
                 f"Model name '{name}' starts with the reserved prefix '{RESERVED_PREFIX}' (used for automatic ids)."
                 if reserved
@@ -726,7 +728,7 @@ def _check_model_name(name: str) -> None:
 def _check_model_id(model_id: str) -> None:
     if not isinstance(model_id, str) or not _MODEL_ID_RE.match(model_id):
         raise ValidationError(
-            "INVALID_MODEL_ID",
+            ErrorCode.INVALID_MODEL_ID,
             f"Model id {model_id!r} is not valid.",
             details={"provided": repr(model_id), "pattern": _MODEL_ID_RE.pattern},
             suggestions=["Call list_models to see valid model ids."],
@@ -736,7 +738,7 @@ def _check_model_id(model_id: str) -> None:
 def _check_media_id(media_id: str) -> None:
     if not isinstance(media_id, str) or not _MEDIA_ID_RE.match(media_id):
         raise ValidationError(
-            "INVALID_MEDIA_NAME",
+            ErrorCode.INVALID_MEDIA_NAME,
             f"Media id {media_id!r} is not valid: use 1-128 letters, digits, '_', '-' or '.'.",
             details={"provided": repr(media_id), "pattern": _MEDIA_ID_RE.pattern},
             suggestions=["Use a name such as 'glucose_minimal', or omit it to get an automatic id."],
