@@ -1,4 +1,5 @@
-"""Real MCP clients (the official Python SDK) for the integration tests."""
+"""MCP clients for the tests: the official Python SDK over real stdio and HTTP (end to end), and
+FastMCP's in-memory client on the app in this process (tool behaviour, fast)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,49 @@ async def stdio_client(env: dict[str, str], mode: str, name: str = "pytest") -> 
         yield client
 
 
+class InProcessClient:
+    """FastMCP's in-memory client on `create_app()` with the runtime loaded in this process: the
+    same tools, middleware and envelopes as a served app, without starting a server (~0.3 s
+    instead of ~1.5 s). `call_tool` answers errors as results, like the SDK client."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], progress_callback: Any = None) -> Any:
+        return await self._client.call_tool(name, arguments, raise_on_error=False,
+                                            progress_handler=progress_callback)
+
+    async def list_tools(self) -> Any:
+        return await self._client.list_tools()
+
+
+@asynccontextmanager
+async def in_process_client(env: dict[str, str]) -> AsyncIterator[InProcessClient]:
+    """The app with a runtime for the folders `env` names (as `server_env` sets them), the
+    file area from GEMFLUX_ALLOWED_ROOTS; the runtime is shut down afterwards."""
+    import os
+
+    from fastmcp import Client as FastMCPClient
+
+    from gem_flux_mcp.config import Settings
+    from gem_flux_mcp.server import runtime
+    from gem_flux_mcp.server.app import create_app
+
+    settings = Settings.resolve(env["GEMFLUX_DATA_DIR"], env["GEMFLUX_STATE_DIR"], env["GEMFLUX_CACHE_DIR"])
+    saved = os.environ.get("GEMFLUX_ALLOWED_ROOTS")
+    os.environ["GEMFLUX_ALLOWED_ROOTS"] = env["GEMFLUX_ALLOWED_ROOTS"]
+    runtime.load_resources(settings)
+    try:
+        async with FastMCPClient(create_app()) as client:
+            yield InProcessClient(client)
+    finally:
+        runtime.shutdown()
+        if saved is None:
+            os.environ.pop("GEMFLUX_ALLOWED_ROOTS", None)
+        else:
+            os.environ["GEMFLUX_ALLOWED_ROOTS"] = saved
+
+
 @asynccontextmanager
 async def http_client(base_url: str, mode: str, name: str = "pytest") -> AsyncIterator[Client]:
     async with Client(f"{base_url}/mcp", mode=mode, client_info=Implementation(name=name, version="1.0"),
@@ -46,7 +90,8 @@ def structured(result: CallToolResult) -> dict[str, Any]:
     return dict(result.structured_content)
 
 
-async def call(client: Client, tool: str, args: dict[str, Any], *, error: str | None = None) -> dict[str, Any]:
+async def call(client: Client | InProcessClient, tool: str, args: dict[str, Any], *,
+               error: str | None = None) -> dict[str, Any]:
     """Call a tool; expect success, or the envelope with the given error code."""
     result = await client.call_tool(tool, args)
     body = structured(result)

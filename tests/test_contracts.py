@@ -423,3 +423,11 @@ def test_a_real_tightening_of_the_live_app_needs_a_major_bump(monkeypatch: pytes
     snapshot = write(tmp_path / "tools.json", json.loads(SNAPSHOT.read_text(encoding="utf-8")))
     problems = check(snapshot, CHANGELOG, tightened)
     assert any("major" in p and "target_growth_rate" in p for p in problems), problems
+
+
+def test_tool_docs_are_generated_from_the_snapshot() -> None:
+    import tool_docs
+
+    expected = tool_docs.render(json.loads(SNAPSHOT.read_text(encoding="utf-8")))
+    assert (REPO / "docs" / "tools.md").read_text(encoding="utf-8") == expected, "run `python scripts/tool_docs.py`"
+    assert "| `target_growth_rate` | number |  | `0.01` | > 0, <= 10.0 |" in expected

@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcp_client import call, call_while_probing, stdio_client
+from mcp_client import call, call_while_probing, in_process_client, stdio_client
 
 pytestmark = pytest.mark.anyio
 
@@ -78,7 +78,7 @@ async def test_build_gapfill_fba_over_mcp(server_env: dict[str, str], data_dir: 
 
 
 async def test_gapfill_input_errors(server_env: dict[str, str], data_dir: Path, tmp_path: Path) -> None:
-    async with stdio_client(server_env, "legacy") as client:
+    async with in_process_client(server_env) as client:
         seqs = {"p1": "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQ"}
         await call(client, "build_model", {"protein_sequences": seqs, "model_name": "tiny"})
         base = {"model_id": "tiny.draft", "media_id": "glucose_minimal_aerobic"}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from cobra.io import save_json_model
 
-from mcp_client import call, stdio_client
+from mcp_client import call, in_process_client, stdio_client
 from models import TEXTBOOK_MEDIUM, apply_medium_directly, modelseed_core_model, predefined_medium, textbook
 
 AEROBIC = "glucose_minimal_aerobic"
@@ -30,7 +30,7 @@ async def test_revisions_add_remove_bounds_and_history(server_env: dict[str, str
         without = reference.slim_optimize(error_value=0.0)
     assert without < full - 1e-6, "the test needs a removal that changes the optimum"
 
-    async with stdio_client(server_env, "legacy") as client:
+    async with in_process_client(server_env) as client:
         source = await call(client, "import_model", {"file_path": str(path), "model_name": "ms"})
         await call(client, "run_fba", {"model_id": "ms.draft", "media_id": AEROBIC, "objective": "ATPM_c0"})
         first = await call(client, "revise_model", {
@@ -90,7 +90,7 @@ async def test_revision_errors_change_nothing(server_env: dict[str, str], data_d
     path = tmp_path / "ms.json"
     model = modelseed_core_model(data_dir)
     save_json_model(model, str(path))
-    async with stdio_client(server_env, "legacy") as client:
+    async with in_process_client(server_env) as client:
         await call(client, "import_model", {"file_path": str(path), "model_name": "ms"})
         bad = await call(client, "revise_model", {
             "model_id": "ms.draft", "reason": "x",

@@ -9,7 +9,7 @@ import libsbml
 import pytest
 from cobra.io import save_json_model, write_sbml_model
 
-from mcp_client import call, stdio_client
+from mcp_client import call, in_process_client, stdio_client
 from models import TEXTBOOK_MEDIUM, apply_medium_directly, modelseed_core_model, predefined_medium, textbook
 
 GLUCOSE_AEROBIC = "glucose_minimal_aerobic"
@@ -17,7 +17,7 @@ GLUCOSE_AEROBIC = "glucose_minimal_aerobic"
 
 @pytest.mark.anyio
 async def test_media_round_trip(server_env: dict[str, str], data_dir: Path) -> None:
-    async with stdio_client(server_env, "legacy") as client:
+    async with in_process_client(server_env) as client:
         listed = await call(client, "list_media", {})
         predefined = {m["media_id"] for m in listed["media"] if m["is_predefined"]}
         assert predefined == {p.stem for p in (data_dir / "media").glob("*.json")}
@@ -63,7 +63,7 @@ BUILD_MEDIA_ERRORS: list[tuple[dict[str, Any], str]] = [
 
 @pytest.mark.anyio
 async def test_build_media_errors(server_env: dict[str, str]) -> None:
-    async with stdio_client(server_env, "legacy") as client:
+    async with in_process_client(server_env) as client:
         for args, code in BUILD_MEDIA_ERRORS:
             body = await call(client, "build_media", args, error=code)
             assert body["suggestions"] or body["example_call"], body
@@ -84,7 +84,7 @@ async def test_import_and_fba_equal_cobrapy_on_textbook(server_env: dict[str, st
     reference = textbook()
     expected = reference.slim_optimize()
     expected_medium = dict(reference.medium)
-    async with stdio_client(server_env, "legacy") as client:
+    async with in_process_client(server_env) as client:
         imported = await call(client, "import_model", {"file_path": str(sbml), "model_name": "ecoli_core"})
         assert imported["model_id"] == "ecoli_core.draft" and imported["format"] == "sbml"
         assert imported["num_reactions"] == len(model.reactions)
@@ -151,7 +151,7 @@ async def test_modelseed_namespace_model_matches_cobrapy(server_env: dict[str, s
 async def test_model_listing_filtering_and_errors(server_env: dict[str, str], tmp_path: Path) -> None:
     path = tmp_path / "textbook.json"
     save_json_model(textbook(), str(path))
-    async with stdio_client(server_env, "legacy") as client:
+    async with in_process_client(server_env) as client:
         empty = await call(client, "list_models", {})
         assert empty["total_models"] == 0 and empty["models_by_state"] == {"draft": 0, "gapfilled": 0}
         first = await call(client, "import_model", {"file_path": str(path), "model_name": "first"})
@@ -186,7 +186,7 @@ async def test_run_fba_errors(server_env: dict[str, str], data_dir: Path, tmp_pa
     model.reactions.get_by_id("ATPM_c0").lower_bound = 50  # needs energy: infeasible without a carbon source
     path = tmp_path / "ms.json"
     save_json_model(model, str(path))
-    async with stdio_client(server_env, "legacy") as client:
+    async with in_process_client(server_env) as client:
         mid = (await call(client, "import_model", {"file_path": str(path), "model_name": "ms"}))["model_id"]
         bad = await call(client, "run_fba", {"model_id": mid, "media_id": GLUCOSE_AEROBIC},
                           error="INVALID_OBJECTIVE")  # default bio1 is not in this model
@@ -213,7 +213,7 @@ async def test_export_sbml_validates_and_json_round_trips(server_env: dict[str, 
                                                           tmp_path: Path) -> None:
     path = tmp_path / "ms.json"
     save_json_model(modelseed_core_model(data_dir), str(path))
-    async with stdio_client(server_env, "legacy") as client:
+    async with in_process_client(server_env) as client:
         mid = (await call(client, "import_model", {"file_path": str(path), "model_name": "ms"}))["model_id"]
         out = await call(client, "export_model", {"model_id": mid, "file_path": str(tmp_path / "out" / "ms.xml")})
         assert out["format"] == "sbml" and out["size_bytes"] > 0

@@ -1,7 +1,7 @@
 """One error hierarchy for every layer.
 
-Each error carries what the MCP envelope needs (CONTRACTS.md §2.1 plus the recovery hints of
-seed 002), so the server has exactly one place that turns an exception into a tool result. Codes
+Each error carries what the MCP envelope needs (docs/architecture.md, with the recovery hints
+of seed 002), so the server has exactly one place that turns an exception into a tool result. Codes
 come from one enum, `ErrorCode` (error_codes.py).
 """
 
@@ -38,7 +38,7 @@ class GemFluxError(Exception):
         self.example_call = example_call
 
     def envelope(self, tool_name: str | None = None) -> dict[str, Any]:
-        """The canonical error envelope (CONTRACTS.md §2.1, DESIGN.md §6)."""
+        """The canonical error envelope (docs/architecture.md, "How an answer is shaped")."""
         return {
             "success": False,
             "error_type": self.error_type,

@@ -131,12 +131,16 @@ def start_cleanup_timers() -> None:
 
 
 def shutdown() -> None:
-    """Close this process's MCP sessions (their transports are gone) and stop the timers."""
+    """Close this process's MCP sessions (their transports are gone), stop the timers and the
+    workers, and close the store."""
+    global _resources
     _cleanup_stop.set()
     if _resources is not None:
         _resources.jobs.shutdown()
         if _resources.recorder is not None:
             _resources.recorder.stop()
+        _resources.store.close()
+        _resources = None
 
 
 def get_recorder() -> ActivityRecorder | None:

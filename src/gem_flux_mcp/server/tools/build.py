@@ -1,4 +1,4 @@
-"""build_model (CONTRACTS.md §4): a long job run by the worker process, with progress and cancellation."""
+"""build_model (contract: docs/tools.md): a long job run by the worker process, with progress and cancellation."""
 
 from __future__ import annotations
 

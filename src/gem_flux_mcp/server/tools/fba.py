@@ -1,4 +1,4 @@
-"""run_fba: flux balance analysis of a stored model on a medium (CONTRACTS.md §6)."""
+"""run_fba: flux balance analysis of a stored model on a medium (contract: docs/tools.md)."""
 
 from __future__ import annotations
 

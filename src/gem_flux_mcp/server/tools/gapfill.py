@@ -1,4 +1,4 @@
-"""gapfill_model (CONTRACTS.md §5, §12): a long job run by the worker process, with progress and
+"""gapfill_model (contract: docs/tools.md): a long job run by the worker process, with progress and
 cancellation; the original model is never changed."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Look-up tools over the ModelSEED biochemistry (CONTRACTS.md §7-10)."""
+"""Look-up tools over the ModelSEED biochemistry (contracts: docs/tools.md)."""
 
 from __future__ import annotations
 

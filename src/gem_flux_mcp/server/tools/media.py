@@ -1,4 +1,4 @@
-"""Media tools: build_media, list_media, delete_media (CONTRACTS.md §3, §11)."""
+"""Media tools: build_media, list_media, delete_media (contracts: docs/tools.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Stored-model tools: list_models, get_model, delete_model, import_model, export_model
-(CONTRACTS.md §6, §13)."""
+(contracts: docs/tools.md)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,77 @@
+"""The package's layers (docs/architecture.md): a layer imports only the layers before it, and
+no module imports itself back through others (no import cycles)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import REPO
+
+PACKAGE = REPO / "src" / "gem_flux_mcp"
+LAYERS = ["base", "data", "modeling", "store", "services", "server", "cli"]  # root modules are "base"
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, nodes: list[ast.stmt] | None = None) -> set[str]:
+    """Modules of the package imported by `path` (by `nodes` of it when given; else at any
+    depth: lazy imports count too)."""
+    found: set[str] = set()
+    package = _module(path) if path.name == "__init__.py" else _module(path).rsplit(".", 1)[0]
+    tree = ast.Module(body=nodes, type_ignores=[]) if nodes is not None else ast.parse(path.read_text("utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("gem_flux_mcp")}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parent + ([base] if base else []))
+            if base.startswith("gem_flux_mcp"):
+                found.add(base)
+    return found
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else "base"
+
+
+def test_lower_layers_never_import_higher_ones() -> None:
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = _module(path)
+        for target in _imports(path):
+            if LAYERS.index(_layer(target)) > LAYERS.index(_layer(source)):
+                wrong.append(f"{source} ({_layer(source)}) imports {target} ({_layer(target)})")
+    assert wrong == []
+
+
+def test_no_import_cycles_at_module_level() -> None:
+    """Only imports at module level form cycles that break loading; lazy ones inside functions don't."""
+    modules = {_module(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+        graph[name] = {t for t in _imports(path, top) if t in modules and t != name}
+    cycles = []
+    state: dict[str, int] = {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycles.append([*stack[stack.index(nxt):], nxt])
+            elif nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert cycles == []
