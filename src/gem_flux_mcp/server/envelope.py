@@ -20,6 +20,7 @@ from typing import Any, ParamSpec
 
 from fastmcp.tools.base import ToolResult
 from mcp.types import TextContent
+from pydantic import BaseModel
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ServerError
@@ -72,16 +73,24 @@ def error_result(exc: BaseException, tool_name: str | None) -> ToolResult:
     return error_envelope_result(envelope)
 
 
+def _answer(payload: Any, result: type[BaseModel]) -> ToolResult:
+    """The answer constructed as its result model (unknown or mistyped fields fail here, not in a
+    client), sent as structured content and JSON text. Fields the tool left out stay out."""
+    model = payload if isinstance(payload, result) else result.model_validate(payload)
+    return result_for(model.model_dump(mode="json", exclude_unset=True))
+
+
 def enveloped(
-    tool_name: str,
-) -> Callable[[Callable[P, dict[str, Any]]], Callable[P, Awaitable[ToolResult]]]:
-    """Wrap a sync tool body: run it in a worker thread, envelope its result or failure.
+    tool_name: str, result: type[BaseModel],
+) -> Callable[[Callable[P, Any]], Callable[P, Awaitable[ToolResult]]]:
+    """Wrap a sync tool body: run it in a worker thread, construct its answer as `result`, or
+    envelope its failure.
 
     FastMCP would run sync tools in a thread too; wrapping here keeps the error mapping in one
     place and lets the wrapper return a ToolResult with structured content.
     """
 
-    def decorate(func: Callable[P, dict[str, Any]]) -> Callable[P, Awaitable[ToolResult]]:
+    def decorate(func: Callable[P, Any]) -> Callable[P, Awaitable[ToolResult]]:
         import anyio.to_thread
 
         @functools.wraps(func)
@@ -89,9 +98,9 @@ def enveloped(
             bind_request_workspace()  # the worker thread inherits the caller's workspace
             try:
                 payload = await anyio.to_thread.run_sync(functools.partial(func, *args, **kwargs))
+                return _answer(payload, result)
             except Exception as exc:
                 return error_result(exc, tool_name)
-            return result_for(payload)
 
         return wrapper
 
@@ -99,20 +108,20 @@ def enveloped(
 
 
 def enveloped_async(
-    tool_name: str,
-) -> Callable[[Callable[P, Awaitable[dict[str, Any]]]], Callable[P, Awaitable[ToolResult]]]:
+    tool_name: str, result: type[BaseModel],
+) -> Callable[[Callable[P, Awaitable[Any]]], Callable[P, Awaitable[ToolResult]]]:
     """The same for async tool bodies (long jobs that await a worker and report progress).
     Cancellation is not an error: it propagates, so the job is stopped and no result is sent."""
 
-    def decorate(func: Callable[P, Awaitable[dict[str, Any]]]) -> Callable[P, Awaitable[ToolResult]]:
+    def decorate(func: Callable[P, Awaitable[Any]]) -> Callable[P, Awaitable[ToolResult]]:
         @functools.wraps(func)
         async def wrapper(*args: P.args, **kwargs: P.kwargs) -> ToolResult:
             bind_request_workspace()
             try:
                 payload = await func(*args, **kwargs)
+                return _answer(payload, result)
             except Exception as exc:
                 return error_result(exc, tool_name)
-            return result_for(payload)
 
         return wrapper
 

@@ -9,11 +9,10 @@ from fastmcp import Context, FastMCP
 from pydantic import Field
 
 from gem_flux_mcp.data.templates import TemplateName
-from gem_flux_mcp.server import schemas
-from gem_flux_mcp.server.envelope import enveloped_async
 from gem_flux_mcp.server.runtime import get_file_area, get_jobs, get_settings, get_workspace
+from gem_flux_mcp.server.tools.common import tool
 from gem_flux_mcp.server.worker import mcp_progress
-from gem_flux_mcp.services import build
+from gem_flux_mcp.services import build, results
 
 BUILD_ANNOTATIONS = {"title": "Build draft model", "readOnlyHint": False, "destructiveHint": False,
                      "idempotentHint": False, "openWorldHint": True}  # RAST (opt-in) is on the internet
@@ -21,9 +20,7 @@ BUILD_TIMEOUT_S = 1800.0
 
 
 def register(mcp: FastMCP) -> None:
-    @mcp.tool(name="build_model", annotations=BUILD_ANNOTATIONS,
-              output_schema=schemas.output_schema(schemas.BuildModelResult))
-    @enveloped_async("build_model")
+    @tool(mcp, "build_model", results.BuildModelResult, BUILD_ANNOTATIONS)
     async def build_model(
         ctx: Context,
         protein_sequences: Annotated[dict[str, str] | None, Field(

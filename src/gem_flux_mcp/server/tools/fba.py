@@ -7,19 +7,15 @@ from typing import Annotated, Any
 from fastmcp import FastMCP
 from pydantic import Field
 
-from gem_flux_mcp.server import schemas
-from gem_flux_mcp.server.envelope import enveloped
 from gem_flux_mcp.server.runtime import get_workspace
-from gem_flux_mcp.server.tools.params import CREATES, MediaId, ModelId
-from gem_flux_mcp.services import fba
+from gem_flux_mcp.server.tools.common import CREATES, MediaId, ModelId, tool
+from gem_flux_mcp.services import fba, results
 from gem_flux_mcp.services.fba import MAX_FLUX_THRESHOLD
 
 
 def register(mcp: FastMCP) -> None:
     # Not read-only: every run is recorded with the model (a prediction) and sets its last medium.
-    @mcp.tool(name="run_fba", annotations={"title": "Run FBA", **CREATES},
-              output_schema=schemas.output_schema(schemas.FbaResult))
-    @enveloped("run_fba")
+    @tool(mcp, "run_fba", results.FbaResult, {"title": "Run FBA", **CREATES})
     def run_fba(
         model_id: ModelId,
         media_id: MediaId,

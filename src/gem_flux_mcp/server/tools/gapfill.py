@@ -9,11 +9,10 @@ import anyio.to_thread
 from fastmcp import Context, FastMCP
 from pydantic import Field
 
-from gem_flux_mcp.server import schemas
-from gem_flux_mcp.server.envelope import enveloped_async
 from gem_flux_mcp.server.runtime import get_jobs, get_workspace
+from gem_flux_mcp.server.tools.common import tool
 from gem_flux_mcp.server.worker import mcp_progress
-from gem_flux_mcp.services import gapfill
+from gem_flux_mcp.services import gapfill, results
 from gem_flux_mcp.services.gapfill import MAX_TARGET_GROWTH, GapfillMode
 
 GAPFILL_ANNOTATIONS = {"title": "Gapfill model", "readOnlyHint": False, "destructiveHint": False,
@@ -22,9 +21,7 @@ GAPFILL_TIMEOUT_S = 900.0  # solver limit 600 s inside; this also covers loading
 
 
 def register(mcp: FastMCP) -> None:
-    @mcp.tool(name="gapfill_model", annotations=GAPFILL_ANNOTATIONS,
-              output_schema=schemas.output_schema(schemas.GapfillModelResult))
-    @enveloped_async("gapfill_model")
+    @tool(mcp, "gapfill_model", results.GapfillModelResult, GAPFILL_ANNOTATIONS)
     async def gapfill_model(
         ctx: Context,
         model_id: Annotated[str, Field(description="Id of the model to gapfill, e.g. 'E_coli.draft'")],

@@ -8,16 +8,9 @@ from fastmcp import FastMCP
 from pydantic import Field
 
 from gem_flux_mcp.data.biochem import MAX_LIMIT
-from gem_flux_mcp.server import schemas
-from gem_flux_mcp.server.envelope import enveloped
 from gem_flux_mcp.server.runtime import get_biochem
-
-READ_ONLY = {
-    "readOnlyHint": True,
-    "destructiveHint": False,
-    "idempotentHint": True,
-    "openWorldHint": False,
-}
+from gem_flux_mcp.server.tools.common import READ_ONLY, tool
+from gem_flux_mcp.services import results
 
 _COMPOUND_EMPTY_HINTS = [
     "Try a shorter or more general name (e.g. 'glucose' instead of 'D-glucose monohydrate').",
@@ -55,12 +48,7 @@ def _search_payload(found: dict[str, Any], limit: int, hints: list[str], detail_
 
 
 def register(mcp: FastMCP) -> None:
-    @mcp.tool(
-        name="get_compound_name",
-        annotations={"title": "Get compound", **READ_ONLY},
-        output_schema=schemas.output_schema(schemas.CompoundRecord),
-    )
-    @enveloped("get_compound_name")
+    @tool(mcp, "get_compound_name", results.CompoundRecord, {"title": "Get compound", **READ_ONLY})
     def get_compound_name(
         compound_id: Annotated[str, Field(description="ModelSEED compound id, e.g. 'cpd00027' "
                                           "(a model id such as 'cpd00027_e0' also works)")],
@@ -70,12 +58,7 @@ def register(mcp: FastMCP) -> None:
         Obsolete compounds say which ids replace them."""
         return {"success": True, **get_biochem().get_compound(compound_id)}
 
-    @mcp.tool(
-        name="search_compounds",
-        annotations={"title": "Search compounds", **READ_ONLY},
-        output_schema=schemas.output_schema(schemas.CompoundSearch),
-    )
-    @enveloped("search_compounds")
+    @tool(mcp, "search_compounds", results.CompoundSearch, {"title": "Search compounds", **READ_ONLY})
     def search_compounds(
         query: Annotated[str, Field(description="Name, synonym, id, formula or external id "
                                     "(1-100 characters); every word must match")],
@@ -87,12 +70,7 @@ def register(mcp: FastMCP) -> None:
         found = get_biochem().search_compounds(query, limit)
         return _search_payload(found, limit, _COMPOUND_EMPTY_HINTS, "get_compound_name")
 
-    @mcp.tool(
-        name="get_reaction_name",
-        annotations={"title": "Get reaction", **READ_ONLY},
-        output_schema=schemas.output_schema(schemas.ReactionRecord),
-    )
-    @enveloped("get_reaction_name")
+    @tool(mcp, "get_reaction_name", results.ReactionRecord, {"title": "Get reaction", **READ_ONLY})
     def get_reaction_name(
         reaction_id: Annotated[str, Field(description="ModelSEED reaction id, e.g. 'rxn00148' "
                                           "(a model id such as 'rxn00148_c0' also works)")],
@@ -102,12 +80,7 @@ def register(mcp: FastMCP) -> None:
         thermodynamics and external ids."""
         return {"success": True, **get_biochem().get_reaction(reaction_id)}
 
-    @mcp.tool(
-        name="search_reactions",
-        annotations={"title": "Search reactions", **READ_ONLY},
-        output_schema=schemas.output_schema(schemas.ReactionSearch),
-    )
-    @enveloped("search_reactions")
+    @tool(mcp, "search_reactions", results.ReactionSearch, {"title": "Search reactions", **READ_ONLY})
     def search_reactions(
         query: Annotated[str, Field(description="Name, enzyme synonym, id, EC number, external "
                                     "id or pathway (1-100 characters); every word must match")],

@@ -8,17 +8,13 @@ from fastmcp import FastMCP
 from pydantic import Field
 
 from gem_flux_mcp.modeling.media import MAX_UPTAKE
-from gem_flux_mcp.server import schemas
-from gem_flux_mcp.server.envelope import enveloped
 from gem_flux_mcp.server.runtime import get_workspace
-from gem_flux_mcp.server.tools.params import CREATES, DELETES, READ_ONLY, MediaId
-from gem_flux_mcp.services import media
+from gem_flux_mcp.server.tools.common import CREATES, DELETES, READ_ONLY, MediaId, tool
+from gem_flux_mcp.services import media, results
 
 
 def register(mcp: FastMCP) -> None:
-    @mcp.tool(name="build_media", annotations={"title": "Build medium", **CREATES},
-              output_schema=schemas.output_schema(schemas.BuildMediaResult))
-    @enveloped("build_media")
+    @tool(mcp, "build_media", results.BuildMediaResult, {"title": "Build medium", **CREATES})
     def build_media(
         compounds: Annotated[list[str], Field(
             min_length=1, description="ModelSEED compound ids, e.g. ['cpd00027', 'cpd00007']")],
@@ -36,17 +32,13 @@ def register(mcp: FastMCP) -> None:
         limits; exchanges of compounds not in the medium are closed for uptake."""
         return media.build_media(get_workspace(), compounds, default_uptake, custom_bounds, media_name)
 
-    @mcp.tool(name="list_media", annotations={"title": "List media", **READ_ONLY},
-              output_schema=schemas.output_schema(schemas.ListMediaResult))
-    @enveloped("list_media")
+    @tool(mcp, "list_media", results.ListMediaResult, {"title": "List media", **READ_ONLY})
     def list_media() -> dict[str, Any]:
         """All media usable with run_fba and gapfill_model: the predefined library and the
         media you built, oldest first, with a preview of their compounds."""
         return media.list_media(get_workspace())
 
-    @mcp.tool(name="delete_media", annotations={"title": "Delete medium", **DELETES},
-              output_schema=schemas.output_schema(schemas.DeleteMediaResult))
-    @enveloped("delete_media")
+    @tool(mcp, "delete_media", results.DeleteMediaResult, {"title": "Delete medium", **DELETES})
     def delete_media(media_id: MediaId) -> dict[str, Any]:
         """Delete a medium you built (permanent). Predefined media cannot be deleted."""
         return media.delete_media(get_workspace(), media_id)

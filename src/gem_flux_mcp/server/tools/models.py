@@ -8,18 +8,14 @@ from typing import Annotated, Any
 from fastmcp import FastMCP
 from pydantic import Field
 
-from gem_flux_mcp.server import schemas
-from gem_flux_mcp.server.envelope import enveloped
 from gem_flux_mcp.server.runtime import get_file_area, get_workspace
-from gem_flux_mcp.server.tools.params import CREATES, DELETES, READ_ONLY, ModelId
-from gem_flux_mcp.services import models
+from gem_flux_mcp.server.tools.common import CREATES, DELETES, READ_ONLY, ModelId, tool
+from gem_flux_mcp.services import models, results
 from gem_flux_mcp.services.models import MAX_LIMIT
 
 
 def register(mcp: FastMCP) -> None:
-    @mcp.tool(name="list_models", annotations={"title": "List models", **READ_ONLY},
-              output_schema=schemas.output_schema(schemas.ListModelsResult))
-    @enveloped("list_models")
+    @tool(mcp, "list_models", results.ListModelsResult, {"title": "List models", **READ_ONLY})
     def list_models(
         filter_state: Annotated[str, Field(description="all, draft or gapfilled (case-insensitive)")] = "all",
     ) -> dict[str, Any]:
@@ -27,17 +23,13 @@ def register(mcp: FastMCP) -> None:
         models_by_state counts all models before filtering."""
         return models.list_models(get_workspace(), filter_state)
 
-    @mcp.tool(name="delete_model", annotations={"title": "Delete model", **DELETES},
-              output_schema=schemas.output_schema(schemas.DeleteModelResult))
-    @enveloped("delete_model")
+    @tool(mcp, "delete_model", results.DeleteModelResult, {"title": "Delete model", **DELETES})
     def delete_model(model_id: ModelId) -> dict[str, Any]:
         """Delete a stored model permanently (exact id, with its suffix). Other versions of the
         same lineage (draft vs .gf) are kept."""
         return models.delete_model(get_workspace(), model_id)
 
-    @mcp.tool(name="get_model", annotations={"title": "Get model", **READ_ONLY},
-              output_schema=schemas.output_schema(schemas.GetModelResult))
-    @enveloped("get_model")
+    @tool(mcp, "get_model", results.GetModelResult, {"title": "Get model", **READ_ONLY})
     def get_model(
         model_id: ModelId,
         include_predictions: Annotated[bool, Field(description="Add the recorded FBA/gapfill results, "
@@ -52,9 +44,7 @@ def register(mcp: FastMCP) -> None:
         return models.get_model(get_workspace(), model_id, include_predictions, include_revisions, limit,
                                 gapfill_reactions_offset)
 
-    @mcp.tool(name="import_model", annotations={"title": "Import model", **CREATES},
-              output_schema=schemas.output_schema(schemas.ImportModelResult))
-    @enveloped("import_model")
+    @tool(mcp, "import_model", results.ImportModelResult, {"title": "Import model", **CREATES})
     def import_model(
         file_path: Annotated[str, Field(description="SBML (.xml/.sbml) or COBRApy JSON (.json) file inside "
                                         "the server's allowed folders")],
@@ -68,10 +58,8 @@ def register(mcp: FastMCP) -> None:
         path = area.resolve(file_path, param="file_path", must_exist=True)
         return area.scrub_payload(models.import_model(get_workspace(), path, model_name, format))
 
-    @mcp.tool(name="export_model", annotations={"title": "Export model", **CREATES, "destructiveHint": True,
-                                                            "idempotentHint": True},
-              output_schema=schemas.output_schema(schemas.ExportModelResult))
-    @enveloped("export_model")
+    @tool(mcp, "export_model", results.ExportModelResult,
+          {"title": "Export model", **CREATES, "destructiveHint": True, "idempotentHint": True})
     def export_model(
         model_id: ModelId,
         file_path: Annotated[str, Field(description="Target file inside the server's allowed folders; "

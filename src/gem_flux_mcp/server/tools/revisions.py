@@ -7,18 +7,14 @@ from typing import Annotated, Any
 from fastmcp import FastMCP
 from pydantic import Field
 
-from gem_flux_mcp.server import schemas
-from gem_flux_mcp.server.envelope import enveloped
 from gem_flux_mcp.server.runtime import get_workspace
-from gem_flux_mcp.server.tools.params import CREATES, ModelId
-from gem_flux_mcp.services import revisions
+from gem_flux_mcp.server.tools.common import CREATES, ModelId, tool
+from gem_flux_mcp.services import results, revisions
 from gem_flux_mcp.services.revisions import MAX_REASON_CHARS
 
 
 def register(mcp: FastMCP) -> None:
-    @mcp.tool(name="revise_model", annotations={"title": "Revise model", **CREATES},
-              output_schema=schemas.output_schema(schemas.ReviseModelResult))
-    @enveloped("revise_model")
+    @tool(mcp, "revise_model", results.ReviseModelResult, {"title": "Revise model", **CREATES})
     def revise_model(
         model_id: ModelId,
         reason: Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS,

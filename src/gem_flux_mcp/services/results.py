@@ -1,15 +1,20 @@
-"""Output schemas of the tools (pydantic models, published as MCP `outputSchema`).
-
-The tools return plain dicts; these models only describe them, so the schema a client sees is
-generated from one place. Clients validate structured results against them, and the tests call
-every tool through a real client, so a drift between code and schema fails there.
+"""The tools' results as Pydantic models: each tool's answer is constructed (validated) as one of
+these before it is sent, and its MCP `outputSchema` is generated from the same model, so the
+published contract and the answers cannot drift apart. Unknown fields are refused
+(`extra="forbid"`): a new field needs a new field here, and so a contract change.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Result(BaseModel):
+    """Base of every result model (and of the models nested in them)."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class Envelope(BaseModel):
@@ -28,13 +33,13 @@ class Envelope(BaseModel):
     timestamp: str
 
 
-class Pathway(BaseModel):
+class Pathway(Result):
     source: str = Field(description="Pathway database, e.g. KEGG or MetaCyc")
     id: str
     name: str
 
 
-class CompoundRecord(BaseModel):
+class CompoundRecord(Result):
     success: Literal[True] = True
     id: str = Field(description="ModelSEED compound id, e.g. cpd00027")
     name: str
@@ -54,7 +59,7 @@ class CompoundRecord(BaseModel):
     )
 
 
-class CompoundHit(BaseModel):
+class CompoundHit(Result):
     id: str
     name: str
     abbreviation: str
@@ -71,7 +76,7 @@ class CompoundHit(BaseModel):
     replaced_by: list[str]
 
 
-class CompoundSearch(BaseModel):
+class CompoundSearch(Result):
     success: Literal[True] = True
     query: str
     num_results: int
@@ -81,7 +86,7 @@ class CompoundSearch(BaseModel):
     next_steps: list[str]
 
 
-class ReactionRecord(BaseModel):
+class ReactionRecord(Result):
     success: Literal[True] = True
     id: str = Field(description="ModelSEED reaction id, e.g. rxn00148")
     name: str = Field(description="May be empty in the database")
@@ -102,7 +107,7 @@ class ReactionRecord(BaseModel):
     aliases: dict[str, list[str]]
 
 
-class ReactionHit(BaseModel):
+class ReactionHit(Result):
     id: str
     name: str
     equation: str
@@ -118,7 +123,7 @@ class ReactionHit(BaseModel):
     replaced_by: list[str]
 
 
-class ReactionSearch(BaseModel):
+class ReactionSearch(Result):
     success: Literal[True] = True
     query: str
     num_results: int
@@ -135,14 +140,14 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
 # -- media ---------------------------------------------------------------------------------------
 
 
-class MediaCompound(BaseModel):
+class MediaCompound(Result):
     id: str
     name: str
     formula: str
     bounds: list[float] = Field(description="[lower, upper] exchange bounds, mmol/gDW/h; lower < 0 = uptake")
 
 
-class BuildMediaResult(BaseModel):
+class BuildMediaResult(Result):
     success: Literal[True] = True
     media_id: str
     media_name: str | None
@@ -155,12 +160,12 @@ class BuildMediaResult(BaseModel):
     next_steps: list[str]
 
 
-class CompoundPreview(BaseModel):
+class CompoundPreview(Result):
     id: str
     name: str
 
 
-class MediaInfo(BaseModel):
+class MediaInfo(Result):
     media_id: str
     media_name: str | None
     description: str
@@ -171,7 +176,7 @@ class MediaInfo(BaseModel):
     is_predefined: bool
 
 
-class ListMediaResult(BaseModel):
+class ListMediaResult(Result):
     success: Literal[True] = True
     media: list[MediaInfo]
     total_media: int
@@ -180,7 +185,7 @@ class ListMediaResult(BaseModel):
     next_steps: list[str]
 
 
-class DeleteMediaResult(BaseModel):
+class DeleteMediaResult(Result):
     success: Literal[True] = True
     deleted_media_id: str
     message: str
@@ -189,7 +194,7 @@ class DeleteMediaResult(BaseModel):
 # -- models --------------------------------------------------------------------------------------
 
 
-class ModelInfo(BaseModel):
+class ModelInfo(Result):
     model_id: str
     model_name: str | None
     state: Literal["draft", "gapfilled"]
@@ -201,7 +206,7 @@ class ModelInfo(BaseModel):
     derived_from: str | None
 
 
-class ListModelsResult(BaseModel):
+class ListModelsResult(Result):
     success: Literal[True] = True
     models: list[ModelInfo]
     total_models: int
@@ -209,13 +214,13 @@ class ListModelsResult(BaseModel):
     next_steps: list[str]
 
 
-class DeleteModelResult(BaseModel):
+class DeleteModelResult(Result):
     success: Literal[True] = True
     deleted_model_id: str
     message: str
 
 
-class Prediction(BaseModel):
+class Prediction(Result):
     id: int
     kind: str = Field(description="fba, gapfill, ...")
     media_id: str | None
@@ -250,7 +255,7 @@ class ImportModelResult(ModelInfo):
     next_steps: list[str]
 
 
-class ModelStatistics(BaseModel):
+class ModelStatistics(Result):
     reactions_by_compartment: dict[str, int]
     metabolites_by_compartment: dict[str, int]
     reversible_reactions: int
@@ -279,7 +284,7 @@ class BuildModelResult(ModelInfo):
     next_steps: list[str]
 
 
-class AddedReaction(BaseModel):
+class AddedReaction(Result):
     id: str
     name: str
     direction: str = Field(description="'>' forward, '<' reverse, '=' both")
@@ -290,7 +295,7 @@ class AddedReaction(BaseModel):
     evidence: dict[str, Any] | None = None
 
 
-class GapfillModelResult(BaseModel):
+class GapfillModelResult(Result):
     success: Literal[True] = True
     model_id: str = Field(description="Id of the new gapfilled model (the original is unchanged)")
     original_model_id: str
@@ -319,7 +324,7 @@ class GapfillModelResult(BaseModel):
     next_steps: list[str]
 
 
-class ExportModelResult(BaseModel):
+class ExportModelResult(Result):
     success: Literal[True] = True
     model_id: str
     file_path: str
@@ -330,7 +335,7 @@ class ExportModelResult(BaseModel):
 # -- FBA -----------------------------------------------------------------------------------------
 
 
-class ExchangeFlux(BaseModel):
+class ExchangeFlux(Result):
     compound_id: str
     compound_name: str
     formula: str
@@ -338,14 +343,14 @@ class ExchangeFlux(BaseModel):
     reaction_id: str
 
 
-class TopFlux(BaseModel):
+class TopFlux(Result):
     reaction_id: str
     reaction_name: str
     flux: float
     direction: Literal["forward", "reverse"]
 
 
-class FbaResult(BaseModel):
+class FbaResult(Result):
     success: Literal[True] = True
     model_id: str
     media_id: str

@@ -1,0 +1,34 @@
+"""What every tool module uses: `tool`, which registers a function as an MCP tool, annotation
+presets and the common parameter types."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from fastmcp import FastMCP
+from pydantic import Field
+
+from gem_flux_mcp.server.envelope import enveloped, enveloped_async
+from gem_flux_mcp.services.results import Result, output_schema
+
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+CREATES = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
+DELETES = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, "openWorldHint": False}
+
+ModelId = Annotated[str, Field(description="Id of a stored model, e.g. 'E_coli.draft' (see list_models)")]
+MediaId = Annotated[str, Field(description="Id of a medium, predefined (e.g. 'glucose_minimal_aerobic') or built")]
+
+
+def tool(mcp: FastMCP, name: str, result: type[Result], annotations: dict[str, Any]) -> Callable[[Any], Any]:
+    """Register the decorated function as the tool `name`: its arguments validated by FastMCP
+    against its signature, its answer constructed as `result` (the published output schema is
+    generated from the same model), its failures turned into the error envelope."""
+
+    def decorate(func: Callable[..., Any]) -> Any:
+        wrap = enveloped_async if inspect.iscoroutinefunction(func) else enveloped
+        return mcp.tool(name=name, annotations=annotations, output_schema=output_schema(result))(
+            wrap(name, result)(func))
+
+    return decorate
