@@ -46,6 +46,30 @@ async def test_media_round_trip(server_env: dict[str, str], data_dir: Path) -> N
                     error="DUPLICATE_NAME")
 
 
+@pytest.mark.anyio
+async def test_get_media_lists_every_compound_with_its_bounds(server_env: dict[str, str], data_dir: Path) -> None:
+    expected = predefined_medium(data_dir, GLUCOSE_AEROBIC)  # read from the file, not through gem-flux
+    async with in_process_client(server_env) as client:
+        whole = await call(client, "get_media", {"media_id": GLUCOSE_AEROBIC})
+        assert whole["is_predefined"] is True and whole["num_compounds"] == len(expected)
+        assert {c["id"]: tuple(c["bounds"]) for c in whole["compounds"]} == expected
+        assert [c["id"] for c in whole["compounds"]] == list(expected) and whole["next_offset"] is None
+        glucose = next(c for c in whole["compounds"] if c["id"] == "cpd00027")
+        assert glucose["name"] == "D-Glucose" and glucose["formula"] == "C6H12O6"
+        pages = [await call(client, "get_media", {"media_id": GLUCOSE_AEROBIC, "offset": o, "limit": 5})
+                 for o in range(0, len(expected), 5)]
+        assert [c["id"] for p in pages for c in p["compounds"]] == list(expected)
+        assert pages[0]["next_offset"] == 5 and pages[-1]["next_offset"] is None
+        await call(client, "build_media", {"compounds": ["cpd00027", "cpd00007"], "media_name": "mine",
+                                           "custom_bounds": {"cpd00027": [-5, 50]}})
+        mine = await call(client, "get_media", {"media_id": "mine"})
+        assert mine["is_predefined"] is False and mine["media_name"] == "mine"
+        assert [(c["id"], c["bounds"]) for c in mine["compounds"]] == [("cpd00027", [-5, 50]),
+                                                                       ("cpd00007", [-100, 100])]
+        await call(client, "get_media", {"media_id": "nope"}, error="MEDIA_NOT_FOUND")
+        await call(client, "get_media", {"media_id": "mine", "limit": 0}, error="INVALID_ARGUMENTS")
+
+
 BUILD_MEDIA_ERRORS: list[tuple[dict[str, Any], str]] = [
     ({"compounds": []}, "EMPTY_COMPOUNDS_LIST"),
     ({"compounds": ["glucose"]}, "INVALID_COMPOUND_IDS"),

@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
@@ -26,7 +26,7 @@ DEFAULT_SECRETION = 100.0
 MAX_UPTAKE = 1000.0
 
 
-def media_type(num_compounds: int) -> str:
+def media_type(num_compounds: int) -> Literal["minimal", "rich"]:
     return "minimal" if num_compounds < RICH_THRESHOLD else "rich"
 
 

@@ -35,7 +35,8 @@ Gem-Flux: genome-scale metabolic modeling in the ModelSEED namespace.
 Look-ups: search_compounds / get_compound_name and search_reactions / get_reaction_name
 resolve names, formulas, EC numbers and KEGG/BiGG/MetaCyc ids to ModelSEED ids (cpd00027,
 rxn00148).
-Media: list_media shows predefined and built media; build_media makes new ones.
+Media: list_media shows predefined and built media, get_media one medium's compounds and
+bounds; build_media makes new ones.
 Models: build_model makes a draft from protein sequences; gapfill_model makes it grow on a
 medium (new id '<id>.gf', ATP-safe); import_model, list_models, get_model, export_model,
 revise_model, delete_model; run_fba optimises a model on a medium and records the result.

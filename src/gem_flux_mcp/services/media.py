@@ -9,11 +9,13 @@ from gem_flux_mcp.data.media_library import PREDEFINED_CREATED_AT
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import media
+from gem_flux_mcp.services.results import GetMediaResult, MediaCompound
 from gem_flux_mcp.services.workspace import Medium, Workspace
 from gem_flux_mcp.store.rows import MediaRow
 
 MEDIA_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _MAX_PREVIEW = 3
+MAX_PAGE = 500  # compounds per get_media answer (a rich medium has ~100-300)
 
 
 def build_media(ws: Workspace, compounds: object, default_uptake: object = 100.0, custom_bounds: object = None,
@@ -93,6 +95,29 @@ def _media_info(ws: Workspace, media_id: str, name: str | None, compounds: Mediu
         "created_at": created_at,
         "is_predefined": predefined,
     }
+
+
+def get_media(ws: Workspace, media_id: object, offset: int = 0, limit: int = MAX_PAGE) -> GetMediaResult:
+    """Every compound of a medium (a page of them), with names, formulas and bounds."""
+    key, compounds = ws.medium(media_id)
+    predefined = ws.media_library.get(key)
+    row = None if predefined is not None else ws.store.get_media(ws.workspace_id, key)
+    ids = list(compounds)
+    page = ids[offset:offset + limit]
+    names = ws.biochem.compound_names(page)
+    return GetMediaResult(
+        media_id=key,
+        media_name=row.media_name if row is not None else key,
+        description=predefined.description if predefined is not None else (row.description or "") if row else "",
+        is_predefined=predefined is not None,
+        media_type=media.media_type(len(ids)),
+        created_at=row.created_at if row is not None else PREDEFINED_CREATED_AT,
+        num_compounds=len(ids),
+        compounds=[MediaCompound(id=c, name=names.get(c, (c, ""))[0], formula=names.get(c, ("", ""))[1],
+                                 bounds=list(compounds[c])) for c in page],
+        offset=offset,
+        next_offset=offset + limit if offset + limit < len(ids) else None,
+    )
 
 
 def delete_media(ws: Workspace, media_id: object) -> dict[str, Any]:

@@ -185,6 +185,20 @@ class ListMediaResult(Result):
     next_steps: list[str]
 
 
+class GetMediaResult(Result):
+    success: Literal[True] = True
+    media_id: str
+    media_name: str | None
+    description: str
+    is_predefined: bool
+    media_type: Literal["minimal", "rich"]
+    created_at: str
+    num_compounds: int
+    compounds: list[MediaCompound] = Field(description="This page of the compounds, in the medium's order")
+    offset: int
+    next_offset: int | None = Field(description="offset of the next page; null at the end")
+
+
 class DeleteMediaResult(Result):
     success: Literal[True] = True
     deleted_media_id: str

@@ -38,6 +38,16 @@ def register(mcp: FastMCP) -> None:
         media you built, oldest first, with a preview of their compounds."""
         return media.list_media(get_workspace())
 
+    @tool(mcp, "get_media", results.GetMediaResult, {"title": "Get medium", **READ_ONLY})
+    def get_media(
+        media_id: MediaId,
+        offset: Annotated[int, Field(ge=0, description="First compound to return (paging)")] = 0,
+        limit: Annotated[int, Field(ge=1, le=media.MAX_PAGE, description="Compounds per page, 1-500")] = 500,
+    ) -> results.GetMediaResult:
+        """Every compound of a medium, predefined or built, with its name, formula and exchange
+        bounds [lower, upper] (lower < 0 = uptake), in the medium's order."""
+        return media.get_media(get_workspace(), media_id, offset, limit)
+
     @tool(mcp, "delete_media", results.DeleteMediaResult, {"title": "Delete medium", **DELETES})
     def delete_media(media_id: MediaId) -> dict[str, Any]:
         """Delete a medium you built (permanent). Predefined media cannot be deleted."""
