@@ -13,7 +13,7 @@ from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.annotate import Protein, read_fasta_file, validate_proteins
 from gem_flux_mcp.services.jobs import BuildJob, BuiltDraft
 from gem_flux_mcp.services.workspace import Workspace, model_info
-from gem_flux_mcp.store.store import SerializedModel
+from gem_flux_mcp.store.serialization import SerializedModel
 
 
 def read_proteins(protein_sequences: object, fasta_file_path: object,

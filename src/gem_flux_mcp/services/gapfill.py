@@ -12,7 +12,8 @@ from gem_flux_mcp.modeling.gapfill_report import page
 from gem_flux_mcp.services.jobs import GapfillJob, GapfillOutcome
 from gem_flux_mcp.services.workspace import Workspace, model_key
 from gem_flux_mcp.store.rows import ModelRow
-from gem_flux_mcp.store.store import SerializedModel, derived_model_id
+from gem_flux_mcp.store.serialization import SerializedModel
+from gem_flux_mcp.store.store import derived_model_id
 
 GapfillMode = Literal["full", "atp_only", "genomescale_only"]
 GAPFILL_MODES: tuple[str, ...] = get_args(GapfillMode)

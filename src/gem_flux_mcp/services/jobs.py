@@ -51,7 +51,7 @@ class BuildJob:
         from gem_flux_mcp.modeling.annotate import Protein
         from gem_flux_mcp.modeling.build import BuildOptions, build_draft, describe_draft
         from gem_flux_mcp.modeling.model_io import release_model
-        from gem_flux_mcp.store.store import serialize_model
+        from gem_flux_mcp.store.serialization import serialize_model
 
         proteins = [Protein(pid, seq, desc) for pid, seq, desc in self.proteins]
         options = BuildOptions(
@@ -94,7 +94,7 @@ class GapfillJob:
 
         from gem_flux_mcp.modeling import gapfill, gapfill_report
         from gem_flux_mcp.modeling.model_io import release_model
-        from gem_flux_mcp.store.store import serialize_model
+        from gem_flux_mcp.store.serialization import serialize_model
 
         progress("load", 0.01, "reading the model")
         model = from_json(self.model_json)

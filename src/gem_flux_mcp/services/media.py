@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from gem_flux_mcp.data.media_library import PREDEFINED_CREATED_AT
@@ -11,9 +10,9 @@ from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import media
 from gem_flux_mcp.services.results import GetMediaResult, MediaCompound
 from gem_flux_mcp.services.workspace import Medium, Workspace
+from gem_flux_mcp.store.ids import MEDIA_NAME_RE, MEDIA_RESERVED_PREFIX
 from gem_flux_mcp.store.rows import MediaRow
 
-MEDIA_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _MAX_PREVIEW = 3
 MAX_PAGE = 500  # compounds per get_media answer (a rich medium has ~100-300)
 
@@ -22,7 +21,8 @@ def build_media(ws: Workspace, compounds: object, default_uptake: object = 100.0
                 media_name: object = None, description: object = None) -> dict[str, Any]:
     medium = media.validate_media_request(compounds, default_uptake, custom_bounds, ws.biochem.existing_compound_ids)
     if media_name is not None:
-        if not isinstance(media_name, str) or not MEDIA_NAME.match(media_name) or media_name.startswith("media_"):
+        if not isinstance(media_name, str) or not MEDIA_NAME_RE.match(media_name) \
+                or media_name.startswith(MEDIA_RESERVED_PREFIX):
             raise ValidationError(
                 ErrorCode.INVALID_MEDIA_NAME,
                 "media_name must be 1-64 letters, digits, '_' or '-', and must not start with 'media_'.",

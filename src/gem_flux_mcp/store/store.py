@@ -28,8 +28,6 @@ import logging
 import math
 import os
 import re
-import secrets
-import string
 import sys
 import threading
 import time
@@ -45,10 +43,20 @@ from typing import TYPE_CHECKING, Any
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
 from gem_flux_mcp.fsutil import atomic_write_bytes
-from gem_flux_mcp.modeling.media import exchange_reactions
-from gem_flux_mcp.modeling.model_io import objective_reaction_ids, release_model
+from gem_flux_mcp.modeling.model_io import release_model
 from gem_flux_mcp.store.db import DB_FILE_NAME, Database
+from gem_flux_mcp.store.ids import (
+    RESERVED_PREFIX,
+    STATE_SUFFIX,
+    SUFFIX_RE,
+    check_media_id,
+    check_model_id,
+    check_model_name,
+    check_workspace,
+    random_token,
+)
 from gem_flux_mcp.store.rows import MODEL_SOURCES, MediaRow, ModelRow, ResultRow, model_state, utc_now
+from gem_flux_mcp.store.serialization import SerializedModel, serialize_model
 
 # COBRApy takes ~2 s to import: imported where first used, so the server answers tools/list fast.
 if TYPE_CHECKING:
@@ -67,17 +75,8 @@ MODELS_DIR = "models"
 LOCK_FILE = "store.lock"
 _MAX_LISTED_IDS = 50  # ids quoted in not-found errors
 
-_RANDOM_ALPHABET = string.ascii_lowercase + string.digits
-_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_SUFFIX_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
-_MODEL_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}(?:\.[A-Za-z0-9_-]{1,32}){0,32}$")
-_MEDIA_ID_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
-# Workspaces name a folder under models/, so no separators, no leading dot.
-_WORKSPACE_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
-_KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+KIND_RE = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 _MODEL_FILE_RE = re.compile(r"^[0-9a-f]{32}\.json$")
-_STATE_SUFFIX = {"draft": "draft", "gapfilled": "gf", "gf": "gf"}
-RESERVED_PREFIX = "model_"
 MAX_RESULTS_LIMIT = 1000
 
 
@@ -162,22 +161,22 @@ class Store:
         with DUPLICATE_NAME. The id is only reserved by `add_model`; a concurrent caller that takes
         it first makes `add_model` raise MODEL_ID_EXISTS.
         """
-        _check_workspace(workspace)
-        suffix = _STATE_SUFFIX.get(state)
+        check_workspace(workspace)
+        suffix = STATE_SUFFIX.get(state)
         if suffix is None:
             raise ValidationError(
                 ErrorCode.INVALID_STATE,
                 f"Unknown model state '{state}'.",
-                details={"provided": state, "valid_values": sorted(_STATE_SUFFIX)},
+                details={"provided": state, "valid_values": sorted(STATE_SUFFIX)},
             )
         if base is None:
             for _ in range(100):
                 stamp = datetime.now().strftime("%Y%m%d_%H%M%S")
-                candidate_base = f"{RESERVED_PREFIX}{stamp}_{_random_token()}"
+                candidate_base = f"{RESERVED_PREFIX}{stamp}_{random_token()}"
                 if not self.db.model_ids_with_prefix(workspace, candidate_base + "."):
                     return f"{candidate_base}.{suffix}"
             raise DatabaseError(ErrorCode.ID_EXHAUSTED, "Could not find a free automatic model id after 100 tries.")
-        _check_model_name(base)
+        check_model_name(base)
         taken = [m for m in self.db.model_ids_with_prefix(workspace, base) if m == base or m.startswith(base + ".")]
         if taken:
             raise ValidationError(
@@ -211,8 +210,8 @@ class Store:
         The caller keeps ownership of `model`; the store keeps the serialized copy (it is not put
         into the cache, so later changes by the caller cannot leak into stored state).
         """
-        _check_workspace(workspace)
-        _check_model_id(model_id)
+        check_workspace(workspace)
+        check_model_id(model_id)
         if source not in MODEL_SOURCES:
             raise ValidationError(
                 ErrorCode.INVALID_SOURCE,
@@ -264,7 +263,7 @@ class Store:
         return row
 
     def get_model_row(self, workspace: str, model_id: str) -> ModelRow:
-        _check_workspace(workspace)
+        check_workspace(workspace)
         found = self.db.get_model(workspace, model_id)
         if found is None:
             raise self._model_not_found(workspace, model_id)
@@ -272,12 +271,12 @@ class Store:
 
     def list_models(self, workspace: str) -> list[ModelRow]:
         """All models of the workspace, oldest first. Pure SQL: no model file is read."""
-        _check_workspace(workspace)
+        check_workspace(workspace)
         return self.db.list_models(workspace)
 
     def delete_model(self, workspace: str, model_id: str) -> ModelRow:
         """Delete the row and its results (one transaction), then the file; returns the deleted row."""
-        _check_workspace(workspace)
+        check_workspace(workspace)
         deleted = self.db.delete_model(workspace, model_id)
         if deleted is None:
             raise self._model_not_found(workspace, model_id)
@@ -292,7 +291,7 @@ class Store:
         return row
 
     def set_last_media(self, workspace: str, model_id: str, media_id: str) -> None:
-        _check_workspace(workspace)
+        check_workspace(workspace)
         if not self.db.set_last_media(workspace, model_id, media_id):
             raise self._model_not_found(workspace, model_id)
 
@@ -305,7 +304,7 @@ class Store:
         shared with later checkouts: make temporary changes inside `with model:` (COBRApy reverts
         them on exit); to keep changes, `add_model` a copy under a new id.
         """
-        _check_workspace(workspace)
+        check_workspace(workspace)
         return self._checkout(workspace, model_id)
 
     @contextmanager
@@ -342,7 +341,7 @@ class Store:
 
     def model_data(self, workspace: str, model_id: str) -> bytes:
         """The stored COBRApy JSON of a model (checksum verified), e.g. to hand to a worker process."""
-        _check_workspace(workspace)
+        check_workspace(workspace)
         found = self.db.get_model(workspace, model_id)
         if found is None:
             raise self._model_not_found(workspace, model_id)
@@ -431,8 +430,8 @@ class Store:
 
     def add_media(self, row: MediaRow) -> MediaRow:
         """Store a medium; DUPLICATE_NAME if the id exists. An empty `created_at` is set to now."""
-        _check_workspace(row.workspace)
-        _check_media_id(row.media_id)
+        check_workspace(row.workspace)
+        check_media_id(row.media_id)
         compounds: dict[str, tuple[float, float]] = {}
         for cpd, bounds in row.compounds.items():
             if not isinstance(cpd, str) or not cpd:
@@ -469,7 +468,7 @@ class Store:
         return stored
 
     def get_media(self, workspace: str, media_id: str) -> MediaRow:
-        _check_workspace(workspace)
+        check_workspace(workspace)
         found = self.db.get_media(workspace, media_id)
         if found is None:
             raise self._media_not_found(workspace, media_id)
@@ -477,11 +476,11 @@ class Store:
 
     def list_media(self, workspace: str) -> list[MediaRow]:
         """All media of the workspace, oldest first."""
-        _check_workspace(workspace)
+        check_workspace(workspace)
         return self.db.list_media(workspace)
 
     def delete_media(self, workspace: str, media_id: str) -> MediaRow:
-        _check_workspace(workspace)
+        check_workspace(workspace)
         deleted = self.db.delete_media(workspace, media_id)
         if deleted is None:
             raise self._media_not_found(workspace, media_id)
@@ -489,9 +488,9 @@ class Store:
 
     def new_media_id(self, workspace: str) -> str:
         """A free `media_<YYYYMMDD>_<HHMMSS>_<xxxxxx>` (local time; CONTRACTS §14)."""
-        _check_workspace(workspace)
+        check_workspace(workspace)
         for _ in range(100):
-            candidate = f"media_{datetime.now().strftime('%Y%m%d_%H%M%S')}_{_random_token()}"
+            candidate = f"media_{datetime.now().strftime('%Y%m%d_%H%M%S')}_{random_token()}"
             if not self.db.media_exists(workspace, candidate):
                 return candidate
         raise DatabaseError(ErrorCode.ID_EXHAUSTED, "Could not find a free automatic media id after 100 tries.")
@@ -502,10 +501,10 @@ class Store:
         self, workspace: str, model_id: str, kind: str, media_id: str | None, summary: dict[str, Any]
     ) -> ResultRow:
         """Record a result (an FBA, a gapfill, ...) against a stored model."""
-        _check_workspace(workspace)
-        if not _KIND_RE.match(kind):
+        check_workspace(workspace)
+        if not KIND_RE.match(kind):
             raise ValidationError(
-                ErrorCode.INVALID_RESULT_KIND, f"Result kind '{kind}' must match {_KIND_RE.pattern}.",
+                ErrorCode.INVALID_RESULT_KIND, f"Result kind '{kind}' must match {KIND_RE.pattern}.",
                 details={"provided": kind, "examples": ["fba", "gapfill", "revision"]},
             )
         result = self.db.insert_result(workspace, model_id, kind, media_id, _to_json(summary, "summary"))
@@ -515,7 +514,7 @@ class Store:
 
     def list_results(self, workspace: str, model_id: str, limit: int = 20) -> list[ResultRow]:
         """Newest first; an unknown model simply has no results."""
-        _check_workspace(workspace)
+        check_workspace(workspace)
         if not 1 <= limit <= MAX_RESULTS_LIMIT:
             raise ValidationError(
                 ErrorCode.INVALID_LIMIT, f"limit must be between 1 and {MAX_RESULTS_LIMIT}.",
@@ -615,12 +614,12 @@ def derived_model_id(store: Store, workspace: str, parent_id: str, suffix: str =
     `.gf` stays in the id, so the state read off the id stays "gapfilled". With another suffix
     (e.g. "rev" for revisions) the state is inherited from the parent's id.
     """
-    _check_workspace(workspace)
-    _check_model_id(parent_id)
-    if not _SUFFIX_RE.match(suffix):
+    check_workspace(workspace)
+    check_model_id(parent_id)
+    if not SUFFIX_RE.match(suffix):
         raise ValidationError(
             ErrorCode.INVALID_SUFFIX,
-            f"Suffix '{suffix}' must match {_SUFFIX_RE.pattern}.", details={"provided": suffix}
+            f"Suffix '{suffix}' must match {SUFFIX_RE.pattern}.", details={"provided": suffix}
         )
     base = f"{parent_id}.{suffix}"
     taken = set(store.db.model_ids_with_prefix(workspace, base))
@@ -646,46 +645,6 @@ def _release(entry: _CacheEntry) -> None:
         clear_cache()
 
 
-def _random_token() -> str:
-    return "".join(secrets.choice(_RANDOM_ALPHABET) for _ in range(6))
-
-
-@dataclass(frozen=True)
-class SerializedModel:
-    """A model as the store keeps it (COBRApy JSON) with its counts: lets a worker process do the
-    serialization, so the server never re-parses a model it only has to store."""
-
-    data: bytes
-    stats: dict[str, Any]
-
-
-def serialize_model(model: cobra.Model, model_id: str) -> SerializedModel:
-    try:
-        from cobra.io import to_json
-
-        data = to_json(model).encode("utf-8")
-    except Exception as exc:  # cobra/json raise many kinds
-        raise DatabaseError(
-            ErrorCode.MODEL_SAVE_FAILED,
-            f"Could not serialize model '{model_id}' to COBRApy JSON: {type(exc).__name__}: {str(exc)[:300]}",
-            details={"model_id": model_id},
-        ) from exc
-    return SerializedModel(data, _model_stats(model))
-
-
-def _model_stats(model: cobra.Model) -> dict[str, Any]:
-    exchanges = {r.id for r in exchange_reactions(model)} | {r.id for r in model.reactions if r.id.startswith("EX_")}
-    objective = objective_reaction_ids(model)
-    return {
-        "num_reactions": len(model.reactions),
-        "num_metabolites": len(model.metabolites),
-        "num_genes": len(model.genes),
-        "num_exchanges": len(exchanges),
-        "compartments": sorted(model.compartments),
-        "objective": ",".join(objective) or None,
-    }
-
-
 def _to_json(value: dict[str, Any], what: str) -> str:
     if not isinstance(value, dict):
         raise ValidationError(ErrorCode.INVALID_JSON, f"{what} must be a dict.", details={"type": type(value).__name__})
@@ -695,54 +654,6 @@ def _to_json(value: dict[str, Any], what: str) -> str:
         raise ValidationError(
             ErrorCode.INVALID_JSON, f"{what} is not JSON-serializable: {exc}", details={"field": what}
         ) from exc
-
-
-def _check_workspace(workspace: str) -> None:
-    if not isinstance(workspace, str) or not _WORKSPACE_RE.match(workspace):
-        raise ValidationError(
-            ErrorCode.INVALID_WORKSPACE,
-            f"Workspace id {workspace!r} is not valid.",
-            details={"provided": repr(workspace), "pattern": _WORKSPACE_RE.pattern},
-        )
-
-
-def _check_model_name(name: str) -> None:
-    if not isinstance(name, str) or not _NAME_RE.match(name) or name.startswith(RESERVED_PREFIX):
-        reserved = isinstance(name, str) and name.startswith(RESERVED_PREFIX)
-        raise ValidationError(
-            ErrorCode.INVALID_MODEL_NAME,
-            (
-                f"Model name '{name}' starts with the reserved prefix '{RESERVED_PREFIX}' (used for automatic ids)."
-                if reserved
-                else f"Model name {name!r} is not valid: use 1-64 letters, digits, '_' or '-' (no dots or spaces)."
-            ),
-            details={"provided": name, "pattern": _NAME_RE.pattern, "reserved_prefix": RESERVED_PREFIX},
-            suggestions=[
-                "Use a name such as 'E_coli_K12' or 'strain-42'; the state suffix (.draft) is added for you.",
-                "Or omit model_name to get an automatic id.",
-            ],
-            example_call={"tool": "build_model", "arguments": {"model_name": "E_coli_K12"}},
-        )
-
-
-def _check_model_id(model_id: str) -> None:
-    if not isinstance(model_id, str) or not _MODEL_ID_RE.match(model_id):
-        raise ValidationError(
-            ErrorCode.INVALID_MODEL_ID,
-            f"Model id {model_id!r} is not valid.",
-            details={"provided": repr(model_id), "pattern": _MODEL_ID_RE.pattern},
-            suggestions=["Call list_models to see valid model ids."],
-        )
-
-
-def _check_media_id(media_id: str) -> None:
-    if not isinstance(media_id, str) or not _MEDIA_ID_RE.match(media_id):
-        raise ValidationError(
-            ErrorCode.INVALID_MEDIA_NAME,
-            f"Media id {media_id!r} is not valid: use 1-128 letters, digits, '_', '-' or '.'.",
-            details={"provided": repr(media_id), "pattern": _MEDIA_ID_RE.pattern},
-            suggestions=["Use a name such as 'glucose_minimal', or omit it to get an automatic id."],
-        )
 
 
 # ---- cross-process advisory lock (POSIX flock; released by the kernel when a process dies)
