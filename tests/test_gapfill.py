@@ -21,6 +21,7 @@ from gem_flux_mcp.modeling import gapfill as gf
 from gem_flux_mcp.modeling.annotate import read_fasta_file, validate_proteins
 from gem_flux_mcp.modeling.build import BuildOptions, build_draft
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
+from gem_flux_mcp.modeling.gapfill.run import _stage_errors
 from gem_flux_mcp.modeling.gapfill_report import describe, page
 
 ATP_HYDROLYSIS = {"cpd00002_c0": -1, "cpd00001_c0": -1, "cpd00008_c0": 1, "cpd00009_c0": 1, "cpd00067_c0": 1}
@@ -189,8 +190,8 @@ def test_bsubtilis_gapfill_passes_the_quality_checks(data_dir: Path, biochem: Bi
 
 
 def test_a_failure_inside_a_stage_gets_that_stages_error_code() -> None:
-    with pytest.raises(LibraryError) as info, gf._stage_errors("ATP_CORRECTION_FAILED", "ATP correction"):
+    with pytest.raises(LibraryError) as info, _stage_errors("ATP_CORRECTION_FAILED", "ATP correction"):
         raise KeyError("cpd99999_c0")
     assert info.value.code == "ATP_CORRECTION_FAILED" and info.value.details["exception_type"] == "KeyError"
-    with pytest.raises(TimeoutError_), gf._stage_errors("GENOMESCALE_GAPFILL_FAILED", "Genome-scale gapfilling"):
+    with pytest.raises(TimeoutError_), _stage_errors("GENOMESCALE_GAPFILL_FAILED", "Genome-scale gapfilling"):
         SolverDeadline(0.0).remaining()  # our own errors pass through unchanged

@@ -1,0 +1,46 @@
+"""Two-stage gapfilling that never creates energy from nothing (CONTRACTS §5, §12; DESIGN §5).
+
+Modules: `network` (inputs, the sparse LP of model + template), `steps` (shared solve steps),
+`atp` (stage 1), `genome_scale` (stage 2), `changes` (edits to the COBRApy model), `checks`
+(COBRApy quality checks), `run` (the whole run).
+
+Stage 1, ATP correction (the idea of ModelSEEDpy's MSATPCorrection): restricted to its core
+metabolism (reactions of the Core-V5.2 template), the draft should make ATP on the ATP test media
+(ModelSEEDpy's 54), except where that needs many missing reactions (the organism does not use
+that substrate). Small core gaps are filled from the Core template. The core model's ATP yields,
+times a tolerance, become tests; genome-scale reactions of the draft that break a test (ATP above
+what core metabolism explains, or any ATP with nothing to eat) lose the offending direction.
+
+Stage 2, genome-scale: the cheapest set of template reactions (template base cost plus direction
+penalty; weakly genome-supported reactions cheaper; mass-imbalanced ones left out) that lets the
+objective reach the target on the medium: a weighted LP, then an integer pass that keeps the
+cheapest subset of the LP's reactions. Existing irreversible reactions may be reversed. The
+answer is checked against the ATP tests and a no-carbon-growth test; a reaction that breaks one
+is banned and the problem solved again.
+
+Both stages run on one sparse LP per network (fluxlp.py). The final model is checked with
+COBRApy: growth on the medium, no growth without carbon, no ATP with all uptakes closed.
+"""
+
+from gem_flux_mcp.modeling.gapfill.atp import AtpCorrection, core_reference_yields, correct_atp
+from gem_flux_mcp.modeling.gapfill.changes import apply_changes, block_directions, evidence_discounts
+from gem_flux_mcp.modeling.gapfill.checks import atp_with_nothing, carbon_free, growth_on, quality_checks
+from gem_flux_mcp.modeling.gapfill.genome_scale import GenomeScaleResult, gapfill_genome_scale
+from gem_flux_mcp.modeling.gapfill.network import (
+    MODES,
+    AtpTest,
+    GapfillOptions,
+    Medium,
+    Network,
+    ReactionFacts,
+    atp_media_path,
+    load_atp_media,
+)
+from gem_flux_mcp.modeling.gapfill.run import GapfillRun, gapfill, gapfill_from_data, pick_objective, reaction_facts
+
+__all__ = [
+    "MODES", "AtpCorrection", "AtpTest", "GapfillOptions", "GapfillRun", "GenomeScaleResult", "Medium", "Network",
+    "ReactionFacts", "apply_changes", "atp_media_path", "atp_with_nothing", "block_directions", "carbon_free",
+    "core_reference_yields", "correct_atp", "evidence_discounts", "gapfill", "gapfill_from_data",
+    "gapfill_genome_scale", "growth_on", "load_atp_media", "pick_objective", "quality_checks", "reaction_facts",
+]

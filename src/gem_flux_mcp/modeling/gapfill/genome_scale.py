@@ -1,0 +1,109 @@
+"""Stage 2, genome-scale gapfilling: the cheapest template reactions that reach the target
+growth, re-solved with bans while an addition breaks an ATP or no-carbon test."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gem_flux_mcp.error_codes import ErrorCode
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.modeling.fluxlp import SolverDeadline
+from gem_flux_mcp.modeling.gapfill.changes import apply_changes
+from gem_flux_mcp.modeling.gapfill.network import (
+    EMPTY_THRESHOLD,
+    MAX_BAN_ROUNDS,
+    AtpTest,
+    GapfillOptions,
+    Medium,
+    Network,
+    Progress,
+    ReactionFacts,
+)
+from gem_flux_mcp.modeling.gapfill.steps import ban_until_passing, cheapest_completion, with_open
+
+if TYPE_CHECKING:
+    import cobra
+
+# ---- stage 2: genome-scale ---------------------------------------------------------------------
+
+
+@dataclass
+class GenomeScaleResult:
+    added: list[tuple[str, int]]  # new template reactions (reaction, direction)
+    reversed: list[tuple[str, int]]  # model reactions opened in a new direction
+    exchanges: list[str]
+    banned: list[tuple[str, int, str]]  # (reaction, direction, which test it broke)
+    cost: float
+    integer_pass: bool
+    lp_solves: int
+
+
+def gapfill_genome_scale(model: cobra.Model, template: Any, medium: Medium, objective: str, target: float,
+                         tests: list[AtpTest], atp_media: Mapping[str, Medium], carbon_free: Medium,
+                         options: GapfillOptions, excluded: set[str], discounts: Mapping[str, float],
+                         deadline: SolverDeadline, progress: Progress,
+                         facts: ReactionFacts | None = None) -> GenomeScaleResult | None:
+    """Stage 2 in place on `model`. None when no set of template reactions reaches the target."""
+    facts = facts or ReactionFacts()
+    net = Network(model, template, deadline, excluded=excluded, discounts=discounts,
+                  reversibility=facts.reversibility, deltag=facts.deltag)
+    target_column = net.col.get((objective, 1))
+    if target_column is None:
+        raise ValidationError(ErrorCode.OBJECTIVE_NOT_FORWARD, f"The objective {objective} cannot carry forward flux.")
+    lower, upper = net.bounds(medium)
+    banned: set[int] = set()
+    banned_why: list[tuple[str, int, str]] = []
+    pending_tests = list(tests)
+    cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    candidates = net.gapfill_columns
+    for round_ in range(MAX_BAN_ROUNDS):
+        progress("genomescale", 0.45 + min(round_, 10) * 0.03,
+                 "solving the gapfilling LP" if round_ == 0 else f"re-solving without {len(banned)} banned reactions")
+        # LP answers while banning: any subset of a passing answer passes too (closing columns
+        # only lowers ATP and growth), so the integer pass runs once, at the end
+        solution = cheapest_completion(net, lower, upper, candidates, target_column, target, False, banned)
+        if solution is None:
+            return None
+        offenders = _break_tests(net, solution.columns, pending_tests, atp_media, carbon_free, target_column, cache)
+        if not offenders:
+            break
+        for offender, why in offenders:
+            banned.add(offender)
+            banned_why.append((net.fluxes[offender].reaction, net.fluxes[offender].direction, why))
+    else:
+        return None
+    if options.integer_pass:
+        progress("genomescale", 0.80, "integer pass: the cheapest subset of the LP answer")
+        solution = cheapest_completion(net, lower, upper, candidates, target_column, target, True, banned) or solution
+    chosen = solution.columns
+    added = [(net.fluxes[i].reaction, net.fluxes[i].direction) for i in chosen if net.fluxes[i].kind == "template"]
+    reversed_ = [(net.fluxes[i].reaction, net.fluxes[i].direction) for i in chosen if net.fluxes[i].kind == "reverse"]
+    exchanges = apply_changes(model, template, added + reversed_, source="template_gapfill",
+                              weak=discounts)
+    return GenomeScaleResult(added, reversed_, exchanges, banned_why, solution.cost, solution.integer_pass,
+                             net.lp.solves)
+
+
+def _break_tests(net: Network, chosen: list[int], tests: list[AtpTest], atp_media: Mapping[str, Medium],
+                 carbon_free: Medium, target_column: int,
+                 cache: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[tuple[int, str]]:
+    """Chosen columns to ban so the answer passes the ATP tests and cannot grow without carbon.
+    Tests run in order and stop at the first that needed bans; a test that failed moves to the
+    front of `tests` (a new answer usually fails the same test), so the rounds stay cheap and
+    only an answer that passes everything has been checked against every test."""
+    for k, test in enumerate(tests):
+        if test.medium not in cache:
+            cache[test.medium] = net.bounds(atp_media[test.medium], atp_test=True)
+        lower, upper = cache[test.medium]
+        newly = ban_until_passing(net, lower, with_open(upper, chosen), list(chosen), net.atp_column,
+                                  test.threshold, max_rounds=20)
+        if newly:
+            tests.insert(0, tests.pop(k))
+            return [(i, f"ATP test {test.medium}") for i in newly]
+    lower, upper = net.bounds(carbon_free, allowed=chosen)
+    newly = ban_until_passing(net, lower, upper, list(chosen), target_column, EMPTY_THRESHOLD, max_rounds=20)
+    return [(i, "growth without carbon") for i in newly]

@@ -1,0 +1,198 @@
+"""The whole gapfilling run (both stages, checks, errors per stage), and the same from the
+reference data folder."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gem_flux_mcp.error_codes import ErrorCode
+from gem_flux_mcp.errors import GemFluxError, InfeasibilityError, LibraryError, ValidationError
+from gem_flux_mcp.modeling.fluxlp import SolverDeadline
+from gem_flux_mcp.modeling.gapfill.atp import AtpCorrection, correct_atp
+from gem_flux_mcp.modeling.gapfill.changes import evidence_discounts
+from gem_flux_mcp.modeling.gapfill.checks import carbon_free, growth_on, quality_checks
+from gem_flux_mcp.modeling.gapfill.genome_scale import GenomeScaleResult, gapfill_genome_scale
+from gem_flux_mcp.modeling.gapfill.network import (
+    EMPTY_THRESHOLD,
+    MODES,
+    RXN_ID,
+    AtpTest,
+    GapfillOptions,
+    Medium,
+    Network,
+    Progress,
+    ReactionFacts,
+    atp_media_path,
+    load_atp_media,
+)
+
+if TYPE_CHECKING:
+    import cobra
+
+# ---- the whole run -----------------------------------------------------------------------------
+
+
+@dataclass
+class GapfillRun:
+    model: cobra.Model
+    growth_before: float
+    growth_after: float
+    atp: AtpCorrection | None
+    atp_reused: bool
+    genome_scale: GenomeScaleResult | None
+    quality: dict[str, Any]
+    timings: dict[str, float]
+    objective: str
+
+
+@contextlib.contextmanager
+def _stage_errors(code: ErrorCode, stage: str) -> Iterator[None]:
+    """A bug or solver failure inside a stage becomes that stage's error code (CONTRACTS §5)."""
+    try:
+        yield
+    except GemFluxError:
+        raise
+    except Exception as exc:
+        raise LibraryError(
+            code, f"{stage} failed: {type(exc).__name__}: {str(exc)[:300]}",
+            details={"stage": stage, "exception_type": type(exc).__name__, "original_model_preserved": True},
+            suggestions=["Retry once; if it fails again, try gapfill_mode='genomescale_only' or another medium, "
+                         "and report it with the arguments used."],
+        ) from exc
+
+
+def pick_objective(model: cobra.Model) -> str:
+    if "bio1" in model.reactions:
+        return "bio1"
+    from gem_flux_mcp.modeling.model_io import objective_reaction_ids
+
+    ids = objective_reaction_ids(model)
+    if len(ids) != 1:
+        raise ValidationError(
+            ErrorCode.NO_BIOMASS_OBJECTIVE,
+            "The model has no bio1 reaction and no single objective reaction to gapfill for.",
+            details={"objective_reactions": ids},
+            suggestions=["Set one objective reaction (e.g. with revise_model) or import a model with bio1."],
+        )
+    return ids[0]
+
+
+def gapfill(model: cobra.Model, medium: Medium, options: GapfillOptions, *, genome_template: Any,
+            core_template: Any, atp_media: Mapping[str, Medium], formulas: Mapping[str, str],
+            facts: ReactionFacts, previous_atp: AtpCorrection | None = None,
+            progress: Progress = lambda *_: None) -> GapfillRun:
+    """Gapfill a copy of `model` (the argument is not changed)."""
+    if options.mode not in MODES:
+        raise ValidationError(ErrorCode.INVALID_GAPFILL_MODE, f"gapfill_mode must be one of {', '.join(MODES)}.",
+                              details={"provided_mode": options.mode, "valid_modes": list(MODES)})
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    deadline = SolverDeadline(options.time_limit_s)
+    work = model.copy()
+    objective = pick_objective(work)
+    no_carbon = carbon_free(medium, formulas)
+    progress("baseline", 0.02, "growth before gapfilling")
+    before = growth_on(work, medium, objective)
+    timings["baseline"] = time.perf_counter() - started
+
+    atp: AtpCorrection | None = None
+    reused = False
+    if options.mode in ("full", "atp_only"):
+        if previous_atp is not None:
+            atp, reused = previous_atp, True
+            atp.apply(work, core_template)
+        else:
+            with _stage_errors(ErrorCode.ATP_CORRECTION_FAILED, "ATP correction"):
+                atp = correct_atp(work, core_template, atp_media, deadline, progress, facts)
+        timings["atp_correction"] = time.perf_counter() - started - sum(timings.values())
+
+    genome: GenomeScaleResult | None = None
+    current = growth_on(work, medium, objective) if atp is not None else before
+    if options.mode in ("full", "genomescale_only") and current < options.target_growth:
+        tests = atp.tests if atp is not None else [AtpTest("empty", EMPTY_THRESHOLD)]
+        excluded = {f"{r}_c0" for r in facts.imbalanced} if options.exclude_imbalanced else set()
+        blocked_ids = {r for r, _ in atp.blocked} if atp is not None else set()
+        progress("genomescale", 0.40, "building the gapfilling network")
+        with _stage_errors(ErrorCode.GENOMESCALE_GAPFILL_FAILED, "Genome-scale gapfilling"):
+            genome = gapfill_genome_scale(work, genome_template, medium, objective, options.target_growth, tests,
+                                          atp_media, no_carbon, options, excluded | blocked_ids,
+                                          evidence_discounts(work), deadline, progress, facts)
+        timings["genomescale"] = time.perf_counter() - started - sum(timings.values())
+        if genome is None:
+            best = _best_possible(work, genome_template, medium, objective, deadline, excluded)
+            raise InfeasibilityError(
+                ErrorCode.GAPFILL_INFEASIBLE,
+                f"No set of {len(genome_template.reactions)} template reactions lets {objective} reach "
+                f"{options.target_growth} /h on this medium without breaking the energy checks.",
+                details={"target_growth": options.target_growth, "max_achievable_growth": round(best, 6),
+                         "media_compounds": list(medium)[:60], "stage_failed": "genomescale",
+                         "template_reactions_available": len(genome_template.reactions),
+                         "original_model_preserved": True},
+                suggestions=["Check that the medium has carbon, nitrogen, phosphorus and sulfur sources.",
+                             "Lower target_growth_rate (max_achievable_growth says what is possible)."
+                             if best > 0 else "Try a richer medium (e.g. add amino acids or vitamins)."],
+                valid_next_steps=["build_media", "gapfill_model", "list_media"],
+            )
+    progress("verify", 0.9, "checking growth and energy with COBRApy")
+    after = growth_on(work, medium, objective)
+    quality = quality_checks(work, medium, no_carbon, objective, options.target_growth)
+    timings["verify"] = time.perf_counter() - started - sum(timings.values())
+    timings["total"] = time.perf_counter() - started
+    return GapfillRun(work, before, after, atp, reused, genome, quality,
+                      {k: round(v, 3) for k, v in timings.items()}, objective)
+
+
+def _best_possible(model: cobra.Model, template: Any, medium: Medium, objective: str, deadline: SolverDeadline,
+                   excluded: set[str]) -> float:
+    """Most objective flux with every allowed template reaction open (for the error message)."""
+    try:
+        net = Network(model, template, deadline, excluded=excluded)
+        column = net.col.get((objective, 1))
+        if column is None:
+            return 0.0
+        lower, upper = net.bounds(medium, allowed=np.flatnonzero(net.gapfill_columns))
+        return net.lp.maximize(column, lower, upper)
+    except Exception:  # only decorates an error message
+        return 0.0
+
+
+# ---- convenience: everything from the data folder -----------------------------------------------
+
+
+def reaction_facts(biochem: Any, templates: Iterable[Any], model: cobra.Model | None = None) -> ReactionFacts:
+    """ReactionFacts for every reaction of the templates (and the model), from a BiochemIndex."""
+    ids = {r.id.rsplit("_", 1)[0] for t in templates for r in t.reactions}
+    if model is not None:
+        ids |= {r.id.split("_")[0] for r in model.reactions if RXN_ID.match(r.id)}
+    details = biochem.reaction_details(ids)
+    return ReactionFacts(
+        imbalanced=frozenset(k for k, d in details.items() if "MI" in d["status"]),
+        reversibility={k: d["reversibility"] for k, d in details.items()},
+        linked={k: tuple(d["linked"]) for k, d in details.items() if d["linked"]},
+        deltag={k: d["deltag"] for k, d in details.items() if d["deltag"] is not None and abs(d["deltag"]) < 1e6},
+    )
+
+
+def gapfill_from_data(model: cobra.Model, medium: Medium, options: GapfillOptions, *, template_name: str,
+                      data_dir: Path, biochem: Any, previous_atp: AtpCorrection | None = None,
+                      progress: Progress = lambda *_: None) -> GapfillRun:
+    """`gapfill` with templates, ATP media and biochemistry facts loaded from the data folder."""
+    from gem_flux_mcp.data.templates import ATP_TEMPLATE, load_template
+
+    progress("load", 0.01, f"loading the {template_name} and {ATP_TEMPLATE} templates")
+    genome_template = load_template(data_dir, template_name)
+    core_template = load_template(data_dir, ATP_TEMPLATE)
+    atp_media = load_atp_media(atp_media_path())
+    compounds = set(medium) | {c for m in atp_media.values() for c in m}
+    formulas = {cid: formula for cid, (_, formula) in biochem.compound_names(compounds).items()}
+    facts = reaction_facts(biochem, (genome_template, core_template), model)
+    return gapfill(model, medium, options, genome_template=genome_template, core_template=core_template,
+                   atp_media=atp_media, formulas=formulas, facts=facts, previous_atp=previous_atp,
+                   progress=progress)

@@ -1,0 +1,154 @@
+"""Steps both gapfilling stages use on a Network: cheapest completion, bans until a test
+passes, re-opening blocks made unnecessary, finding the offending direction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gem_flux_mcp.modeling.gapfill.network import (
+    ACTIVE,
+    FLUX_MAX,
+    INTEGER_PASS_LIMIT_S,
+    MAX_OFFENDER_TRIALS,
+    AtpTest,
+    Medium,
+    Network,
+)
+
+if TYPE_CHECKING:
+    pass
+
+# ---- generic steps ----------------------------------------------------------------------------
+
+
+@dataclass
+class Solution:
+    columns: list[int]
+    cost: float
+    integer_pass: bool = False
+
+
+def cheapest_completion(net: Network, lower: np.ndarray, upper: np.ndarray, candidates: np.ndarray,
+                        target_column: int, target: float, integer_pass: bool,
+                        banned: AbstractSet[int] = frozenset()) -> Solution | None:
+    """Cheapest set of `candidates` columns giving `target` flux through `target_column`."""
+    lower, upper = lower.copy(), upper.copy()
+    upper[candidates] = FLUX_MAX
+    upper[np.fromiter(banned, dtype=int)] = 0.0
+    lower[target_column] = max(lower[target_column], target)
+    costs = np.where(candidates, net.costs, 0.0)
+    values = net.lp.solve(costs, lower, upper)
+    if values is None:
+        return None
+    chosen = [int(i) for i in np.flatnonzero(candidates & (values > ACTIVE))]
+    solution = Solution(chosen, float(sum(net.costs[i] for i in chosen)))
+    if integer_pass and len(chosen) > 1:
+        subset = net.lp.cheapest_subset(chosen, {i: float(net.costs[i]) for i in chosen}, lower,
+                                        _only_open(upper, candidates, chosen), INTEGER_PASS_LIMIT_S)
+        # re-checked as a plain LP: guards against the integrality tolerance
+        if subset is not None and net.lp.solve(np.zeros(len(net.fluxes)), lower,
+                                               _only_open(upper, candidates, subset)) is not None:
+            solution = Solution(subset, float(sum(net.costs[i] for i in subset)), True)
+    return solution
+
+
+def _only_open(upper: np.ndarray, candidates: np.ndarray, keep: Iterable[int]) -> np.ndarray:
+    """`upper` with every candidate column closed except those in `keep`."""
+    closed = np.where(candidates, 0.0, upper)
+    kept = np.fromiter(keep, dtype=int)
+    closed[kept] = upper[kept]
+    return closed
+
+
+def with_open(upper: np.ndarray, columns: Iterable[int]) -> np.ndarray:
+    upper = upper.copy()
+    for i in columns:
+        upper[i] = FLUX_MAX
+    return upper
+
+
+def _exceeds(value: float, threshold: float) -> bool:
+    """Above a test's threshold by more than the solver's tolerance."""
+    return value > threshold * (1 + 1e-6) + 1e-9
+
+
+def ban_until_passing(net: Network, lower: np.ndarray, upper: np.ndarray, suspects: list[int],
+                      target_column: int, threshold: float, max_rounds: int = 400) -> set[int]:
+    """Close suspect columns one at a time until the most flux through `target_column` is at
+    most `threshold`; returns the closed ones (the caller checks whether that was enough)."""
+    banned: set[int] = set()
+    upper = upper.copy()
+    for _ in range(max_rounds):
+        most = net.lp.maximize(target_column, lower, upper)
+        if not _exceeds(most, threshold):
+            break
+        offender = find_offender(net, lower, upper, [i for i in suspects if i not in banned], target_column,
+                                 threshold, most)
+        if offender is None:
+            break
+        banned.add(offender)
+        upper[offender] = 0.0
+    return banned
+
+
+def reopen_unneeded(net: Network, tests: list[AtpTest], media: Mapping[str, Medium], added: Iterable[int],
+                    blocked: set[int], order: list[int]) -> set[int]:
+    """Blocking one direction per cycle, early blocks can become unnecessary once later ones
+    close the same cycles: re-open each (last blocked first) if every test still passes."""
+    added = list(added)
+    bounds = [net.bounds(media[t.medium], allowed=added, atp_test=True) for t in tests]
+    kept = set(blocked)
+    for i in reversed(order):
+        kept.discard(i)
+        closed = np.fromiter(kept, dtype=int)
+        for test, (lower, upper) in zip(tests, bounds, strict=True):
+            trial = upper.copy()
+            trial[closed] = 0.0
+            if _exceeds(net.lp.maximize(net.atp_column, lower, trial), test.threshold):
+                kept.add(i)
+                break
+    return kept
+
+
+def find_offender(net: Network, lower: np.ndarray, upper: np.ndarray, suspects: list[int],
+                  target_column: int, threshold: float, most: float | None = None) -> int | None:
+    """Which one of `suspects` (open columns) to close so flux through `target_column` drops
+    below `threshold` (`most` = its current maximum): first the cheapest way above the threshold
+    tells who takes part."""
+    if most is None:
+        most = net.lp.maximize(target_column, lower, upper)
+    lower_t = lower.copy()
+    # well above the threshold (fluxes of ~1e-6 would hide among solver tolerances), but feasible
+    lower_t[target_column] = min(threshold + max(0.01 * threshold, 1.0), (threshold + most) / 2)
+    costs = np.zeros(len(net.fluxes))
+    for i in suspects:
+        costs[i] = 1.0 + net.costs[i]
+    values = net.lp.solve(costs, lower_t, upper)
+    if values is None:
+        return None
+    active = [i for i in suspects if values[i] > ACTIVE]
+    # a direction ModelSEED's thermodynamics says is impossible is closed first (e.g. an ABC
+    # transporter running backwards): the one carrying most of that flux
+    disfavored = [i for i in active if net.disfavored[i]]
+    if disfavored:
+        return max(disfavored, key=lambda i: (values[i], net.costs[i]))
+    # then the step that runs most steeply uphill by its standard ΔG'°
+    uphill = [i for i in active if net.uphill[i] > 0]
+    if uphill:
+        return max(uphill, key=lambda i: (net.uphill[i], net.costs[i]))
+    # otherwise the one whose closing lowers the flux most (ties: the costliest)
+    active.sort(key=lambda i: -net.costs[i])
+    best: tuple[float, float, int] | None = None
+    for i in active[:MAX_OFFENDER_TRIALS]:
+        closed = upper.copy()
+        closed[i] = 0.0
+        left = round(net.lp.maximize(target_column, lower, closed), 6)
+        key = (left, -net.costs[i], i)
+        if best is None or key < best:
+            best = key
+    return None if best is None else best[2]
