@@ -19,7 +19,9 @@ import pytest
 
 from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
 from gem_flux_mcp.store import MediaRow, ModelRow, Store, derived_model_id
-from gem_flux_mcp.store.db import DB_FILE_NAME, MIGRATIONS, RESULTS_KEPT_PER_KIND, split_sql
+from gem_flux_mcp.store.db import DB_FILE_NAME
+from gem_flux_mcp.store.row_mapping import RESULTS_KEPT_PER_KIND
+from gem_flux_mcp.store.schema import MIGRATIONS, split_sql
 from gem_flux_mcp.store.store import MODEL_BYTES_PER_JSON_BYTE
 
 WS = "local"

@@ -1,4 +1,4 @@
-"""The state database: connections, migrations and every SQL statement of the store.
+"""The state database: connections, migrations (schema.py) and every SQL statement of the store.
 
 Why all SQL lives here: the store is SQLite now and PostgreSQL when a lab outgrows one machine
 (DESIGN §7), so the port should touch one module. Statements stick to the subset both engines
@@ -16,138 +16,30 @@ import json
 import logging
 import sqlite3
 import threading
-import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DatabaseError
+from gem_flux_mcp.store.row_mapping import (
+    PRUNED_RESULT_KINDS,
+    RESULTS_KEPT_PER_KIND,
+    call_row,
+    media_row,
+    model_row,
+    pack_text,
+    session_row,
+)
 from gem_flux_mcp.store.rows import CallRow, MediaRow, ModelRow, ResultRow, SessionRow, utc_now
+from gem_flux_mcp.store.schema import MIGRATIONS, split_sql
 
 log = logging.getLogger(__name__)
 
 DB_FILE_NAME = "gemflux.sqlite"
 BUSY_TIMEOUT_SECONDS = 10.0
 
-
-@dataclass(frozen=True)
-class Migration:
-    version: int
-    name: str
-    sql: str
-
-
-_MIGRATION_1 = """
-CREATE TABLE workspaces (
-    id TEXT PRIMARY KEY,
-    created_at TEXT NOT NULL
-);
-
-CREATE TABLE models (
-    workspace TEXT NOT NULL REFERENCES workspaces (id),
-    model_id TEXT NOT NULL,
-    model_name TEXT,
-    state TEXT NOT NULL,
-    source TEXT NOT NULL,
-    template TEXT,
-    num_reactions INTEGER NOT NULL,
-    num_metabolites INTEGER NOT NULL,
-    num_genes INTEGER NOT NULL,
-    num_exchanges INTEGER NOT NULL,
-    compartments_json TEXT NOT NULL,
-    objective TEXT,
-    derived_from TEXT,
-    created_at TEXT NOT NULL,
-    file_name TEXT NOT NULL,
-    file_size INTEGER NOT NULL,
-    file_sha256 TEXT NOT NULL,
-    last_media_id TEXT,
-    extra_json TEXT NOT NULL,
-    PRIMARY KEY (workspace, model_id)
-);
-CREATE INDEX models_by_created ON models (workspace, created_at);
-CREATE UNIQUE INDEX models_by_file ON models (workspace, file_name);
-
-CREATE TABLE media (
-    workspace TEXT NOT NULL REFERENCES workspaces (id),
-    media_id TEXT NOT NULL,
-    media_name TEXT,
-    compounds_json TEXT NOT NULL,
-    default_uptake REAL,
-    created_at TEXT NOT NULL,
-    description TEXT,
-    PRIMARY KEY (workspace, media_id)
-);
-CREATE INDEX media_by_created ON media (workspace, created_at);
-
--- SQLite: AUTOINCREMENT (PostgreSQL: GENERATED ALWAYS AS IDENTITY) so ids are never reused
-CREATE TABLE results (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    workspace TEXT NOT NULL,
-    model_id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    media_id TEXT,
-    created_at TEXT NOT NULL,
-    summary_json TEXT NOT NULL,
-    FOREIGN KEY (workspace, model_id) REFERENCES models (workspace, model_id) ON DELETE CASCADE
-);
-CREATE INDEX results_by_model ON results (workspace, model_id, id DESC);
-"""
-
-# MCP sessions and tool calls (seed 003). The CHECK constraints are its validation rules, so no
-# code path can store an active session with an end time or a closed one without.
-_MIGRATION_2 = """
-CREATE TABLE mcp_sessions (
-    id TEXT PRIMARY KEY,
-    workspace TEXT NOT NULL,
-    transport TEXT NOT NULL,
-    transport_session_id TEXT,
-    client_name TEXT,
-    client_version TEXT,
-    protocol_version TEXT,
-    status TEXT NOT NULL CHECK (status IN ('active', 'closed')),
-    start_time TEXT NOT NULL,
-    end_time TEXT,
-    last_activity TEXT NOT NULL,
-    tool_call_count INTEGER NOT NULL DEFAULT 0 CHECK (tool_call_count >= 0),
-    total_tokens INTEGER NOT NULL DEFAULT 0 CHECK (total_tokens >= 0),
-    CHECK ((status = 'active' AND end_time IS NULL) OR (status = 'closed' AND end_time IS NOT NULL))
-);
-CREATE INDEX mcp_sessions_by_start ON mcp_sessions (workspace, start_time DESC);
-CREATE INDEX mcp_sessions_by_status ON mcp_sessions (status);
-
-CREATE TABLE tool_calls (
-    id TEXT PRIMARY KEY,
-    session_id TEXT NOT NULL REFERENCES mcp_sessions (id) ON DELETE CASCADE,
-    workspace TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    client_name TEXT,
-    client_version TEXT,
-    tool_name TEXT NOT NULL,
-    arguments_json TEXT NOT NULL,
-    response_json TEXT,
-    response_size INTEGER NOT NULL,
-    response_truncated INTEGER NOT NULL,
-    is_error INTEGER NOT NULL,
-    error_code TEXT,
-    error_message TEXT,
-    duration_ms REAL NOT NULL,
-    timestamp TEXT NOT NULL,
-    request_id TEXT,
-    annotations_json TEXT,
-    tokens INTEGER NOT NULL
-);
-CREATE INDEX tool_calls_by_session ON tool_calls (session_id, seq);
-"""
-
-# Ordered; append only. A released migration is never edited: add a new one instead.
-MIGRATIONS: tuple[Migration, ...] = (
-    Migration(1, "workspaces_models_media_results", _MIGRATION_1),
-    Migration(2, "mcp_sessions_tool_calls", _MIGRATION_2),
-)
 
 _MODEL_COLUMNS = (
     "workspace, model_id, model_name, state, source, template, num_reactions, num_metabolites, num_genes, "
@@ -165,25 +57,6 @@ _CALL_COLUMNS = (
     "response_size, response_truncated, is_error, error_code, error_message, duration_ms, timestamp, request_id, "
     "annotations_json, tokens"
 )
-
-
-def split_sql(script: str) -> list[str]:
-    """Split a script into statements (so a migration can run inside one transaction:
-    `executescript` would commit first). Uses SQLite's own notion of a complete statement."""
-    statements: list[str] = []
-    pending = ""
-    for line in script.splitlines(keepends=True):
-        pending += line
-        if sqlite3.complete_statement(pending):
-            statement = "\n".join(
-                part for part in pending.strip().splitlines() if not part.lstrip().startswith("--")
-            ).strip()
-            if statement.rstrip(";").strip():
-                statements.append(statement)
-            pending = ""
-    if pending.strip() and any(not p.lstrip().startswith("--") for p in pending.strip().splitlines()):
-        raise ValueError(f"incomplete SQL statement in migration: {pending.strip()[:80]!r}")
-    return statements
 
 
 class Database:
@@ -402,7 +275,7 @@ class Database:
         rows = self._read(
             f"SELECT {_MODEL_COLUMNS} FROM models WHERE workspace = ? AND model_id = ?", (workspace, model_id)
         )
-        return (_model_row(rows[0]), str(rows[0]["file_name"])) if rows else None
+        return (model_row(rows[0]), str(rows[0]["file_name"])) if rows else None
 
     def model_exists(self, workspace: str, model_id: str) -> bool:
         return bool(self._read("SELECT 1 FROM models WHERE workspace = ? AND model_id = ?", (workspace, model_id)))
@@ -411,7 +284,7 @@ class Database:
         rows = self._read(
             f"SELECT {_MODEL_COLUMNS} FROM models WHERE workspace = ? ORDER BY created_at, model_id", (workspace,)
         )
-        return [_model_row(r) for r in rows]
+        return [model_row(r) for r in rows]
 
     def model_ids(self, workspace: str, limit: int) -> tuple[list[str], int]:
         """Up to `limit` ids (oldest first) and the total count, for not-found messages."""
@@ -440,7 +313,7 @@ class Database:
                 return None
             conn.execute("DELETE FROM results WHERE workspace = ? AND model_id = ?", (workspace, model_id))
             conn.execute("DELETE FROM models WHERE workspace = ? AND model_id = ?", (workspace, model_id))
-        return _model_row(found), str(found["file_name"])
+        return model_row(found), str(found["file_name"])
 
     def set_last_media(self, workspace: str, model_id: str, media_id: str) -> bool:
         with self.transaction() as conn:
@@ -479,7 +352,7 @@ class Database:
         rows = self._read(
             f"SELECT {_MEDIA_COLUMNS} FROM media WHERE workspace = ? AND media_id = ?", (workspace, media_id)
         )
-        return _media_row(rows[0]) if rows else None
+        return media_row(rows[0]) if rows else None
 
     def media_exists(self, workspace: str, media_id: str) -> bool:
         return bool(self._read("SELECT 1 FROM media WHERE workspace = ? AND media_id = ?", (workspace, media_id)))
@@ -488,7 +361,7 @@ class Database:
         rows = self._read(
             f"SELECT {_MEDIA_COLUMNS} FROM media WHERE workspace = ? ORDER BY created_at, media_id", (workspace,)
         )
-        return [_media_row(r) for r in rows]
+        return [media_row(r) for r in rows]
 
     def media_ids(self, workspace: str, limit: int) -> tuple[list[str], int]:
         ids = self._read(
@@ -505,7 +378,7 @@ class Database:
             if found is None:
                 return None
             conn.execute("DELETE FROM media WHERE workspace = ? AND media_id = ?", (workspace, media_id))
-        return _media_row(found)
+        return media_row(found)
 
     # results
 
@@ -626,18 +499,18 @@ class Database:
             ).rowcount)
 
     def active_sessions(self) -> list[SessionRow]:
-        return [_session_row(r) for r in self._read(
+        return [session_row(r) for r in self._read(
             f"SELECT {_SESSION_COLUMNS} FROM mcp_sessions WHERE status = 'active' ORDER BY start_time")]
 
     def recent_sessions(self, workspace: str | None, limit: int, offset: int = 0) -> list[SessionRow]:
         where, params = ("WHERE workspace = ?", [workspace]) if workspace is not None else ("", [])
-        return [_session_row(r) for r in self._read(
+        return [session_row(r) for r in self._read(
             f"SELECT {_SESSION_COLUMNS} FROM mcp_sessions {where} ORDER BY start_time DESC, id DESC "
             "LIMIT ? OFFSET ?", [*params, limit, offset])]
 
     def get_session(self, session_id: str) -> SessionRow | None:
         rows = self._read(f"SELECT {_SESSION_COLUMNS} FROM mcp_sessions WHERE id = ?", (session_id,))
-        return _session_row(rows[0]) if rows else None
+        return session_row(rows[0]) if rows else None
 
     def session_aggregates(self, session_id: str) -> dict[str, Any]:
         """Counts computed from the calls themselves (seed 003's GetSessionWithAggregates)."""
@@ -661,84 +534,9 @@ class Database:
         if errors_only:
             sql += " AND is_error = 1"
         sql += " ORDER BY seq LIMIT ? OFFSET ?"
-        return [_call_row(r) for r in self._read(sql, [*params, limit, offset])]
+        return [call_row(r) for r in self._read(sql, [*params, limit, offset])]
 
     def count_sessions(self) -> int:
         return int(self._read("SELECT COUNT(*) AS n FROM mcp_sessions")[0]["n"])
 
 
-def _model_row(r: sqlite3.Row) -> ModelRow:
-    return ModelRow(
-        workspace=str(r["workspace"]),
-        model_id=str(r["model_id"]),
-        model_name=r["model_name"],
-        state=str(r["state"]),
-        source=str(r["source"]),
-        template=r["template"],
-        num_reactions=int(r["num_reactions"]),
-        num_metabolites=int(r["num_metabolites"]),
-        num_genes=int(r["num_genes"]),
-        num_exchanges=int(r["num_exchanges"]),
-        compartments=list(json.loads(r["compartments_json"])),
-        objective=r["objective"],
-        derived_from=r["derived_from"],
-        created_at=str(r["created_at"]),
-        file_size=int(r["file_size"]),
-        file_sha256=str(r["file_sha256"]),
-        last_media_id=r["last_media_id"],
-        extra=dict(json.loads(r["extra_json"])),
-    )
-
-
-def _media_row(r: sqlite3.Row) -> MediaRow:
-    return MediaRow(
-        workspace=str(r["workspace"]),
-        media_id=str(r["media_id"]),
-        media_name=r["media_name"],
-        compounds={str(cpd): (float(lo), float(hi)) for cpd, lo, hi in json.loads(r["compounds_json"])},
-        default_uptake=None if r["default_uptake"] is None else float(r["default_uptake"]),
-        created_at=str(r["created_at"]),
-        description=r["description"],
-    )
-
-
-def _session_row(r: sqlite3.Row) -> SessionRow:
-    return SessionRow(
-        id=str(r["id"]), workspace=str(r["workspace"]), transport=str(r["transport"]),
-        transport_session_id=r["transport_session_id"], client_name=r["client_name"],
-        client_version=r["client_version"], protocol_version=r["protocol_version"], status=str(r["status"]),
-        start_time=str(r["start_time"]), end_time=r["end_time"], last_activity=str(r["last_activity"]),
-        tool_call_count=int(r["tool_call_count"]), total_tokens=int(r["total_tokens"]),
-    )
-
-
-PRUNED_RESULT_KINDS = frozenset({"fba"})  # revisions and gapfills are history: never pruned
-RESULTS_KEPT_PER_KIND = 200
-PACK_MIN_CHARS = 256  # shorter texts are kept as they are
-
-
-def pack_text(text: str | None) -> str | bytes | None:
-    """Recorded arguments and responses are stored zlib-compressed (a BLOB in the TEXT column;
-    JSON shrinks 3-5x) once they are long enough to gain from it."""
-    if text is None or len(text) < PACK_MIN_CHARS:
-        return text
-    return zlib.compress(text.encode("utf-8"), 6)
-
-
-def unpack_text(value: str | bytes | None) -> str | None:
-    if isinstance(value, bytes):
-        return zlib.decompress(value).decode("utf-8")
-    return value
-
-
-def _call_row(r: sqlite3.Row) -> CallRow:
-    return CallRow(
-        id=str(r["id"]), session_id=str(r["session_id"]), workspace=str(r["workspace"]), seq=int(r["seq"]),
-        client_name=r["client_name"], client_version=r["client_version"], tool_name=str(r["tool_name"]),
-        arguments=json.loads(unpack_text(r["arguments_json"]) or "null"), response=unpack_text(r["response_json"]),
-        response_size=int(r["response_size"]), response_truncated=bool(r["response_truncated"]),
-        is_error=bool(r["is_error"]), error_code=r["error_code"], error_message=r["error_message"],
-        duration_ms=float(r["duration_ms"]), timestamp=str(r["timestamp"]), request_id=r["request_id"],
-        annotations=None if r["annotations_json"] is None else dict(json.loads(r["annotations_json"])),
-        tokens=int(r["tokens"]),
-    )
