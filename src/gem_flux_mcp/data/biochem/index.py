@@ -1,337 +1,39 @@
-"""ModelSEED biochemistry index: O(1) look-ups and ranked search over compounds and reactions.
+"""Read-only access to the biochemistry index: records by id, batch look-ups, ranked search."""
 
-The TSVs (67 MB) are parsed once into a SQLite file in the cache folder, named after the sha256
-of their contents; later starts open that file read-only in milliseconds. Search uses an FTS5
-trigram index (substring matching, like the reference implementation) and ranks in SQL, so a
-query touches only the rows that match.
-"""
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import sqlite3
 import threading
-import time
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from gem_flux_mcp.data import tsv
+from gem_flux_mcp.data.biochem.build import build_index
+from gem_flux_mcp.data.biochem.queries import (
+    COMPOUND_ID,
+    EC_QUERY,
+    EXACT_FIELD,
+    EXACT_TIER,
+    INDEX_SCHEMA_VERSION,
+    K_XREF,
+    MODEL_SUFFIX,
+    RARE_CAP,
+    REACTION_ID,
+    WORD,
+    Hit,
+    fts_phrase,
+    normalize_id,
+    validate_search_args,
+)
 from gem_flux_mcp.data.fingerprint import fingerprint_paths
 from gem_flux_mcp.error_codes import ErrorCode
-from gem_flux_mcp.errors import DataError, NotFoundError, ValidationError
-from gem_flux_mcp.fsutil import fsync_dir
+from gem_flux_mcp.errors import DataError, NotFoundError
 
 log = logging.getLogger(__name__)
-
-INDEX_SCHEMA_VERSION = 6
-
-COMPOUND_ID = re.compile(r"^cpd\d{5}$")
-REACTION_ID = re.compile(r"^rxn\d{5}$")
-# Model-style ids (cpd00027_c0, rxn00148_c) name the same database entry.
-_MODEL_SUFFIX = re.compile(r"^((?:cpd|rxn)\d{5})_[a-z]\d*$")
-_EC_QUERY = re.compile(r"^(?:ec[:\s]*)?(\d+)\.(\d+|-)(?:\.(n?\d+|-))?(?:\.(n?\d+|-))?\.?$")
-_WORD = re.compile(r"[a-z0-9]+")
-
-MAX_QUERY_LENGTH = 100
-# Below this many matches a query is ranked in one pass; above it, tier by tier with early stops.
-_RARE_CAP = 400
-MAX_LIMIT = 100
-
-# Exact-match kinds in the `terms` table, and the rank tier each gives a hit (lower is better).
-K_NAME, K_SYNONYM, K_ABBREV, K_XREF, K_FORMULA = 1, 2, 3, 4, 5
-# An exact hit on any name-like field is one tier: how well known the entry is decides.
-_EXACT_TIER = {K_NAME: 1, K_SYNONYM: 1, K_ABBREV: 1, K_XREF: 1, K_FORMULA: 4}
-_EXACT_FIELD = {
-    K_NAME: "name", K_SYNONYM: "synonym", K_ABBREV: "abbreviation", K_XREF: "external_id",
-    K_FORMULA: "formula",
-}
-# Cross-reference sources that mark an entry as one that models actually use.
-_MODEL_SOURCES = {"BiGG": 2, "KEGG": 2, "MetaCyc": 1, "ChEBI": 1}
-_SKIP_XREF_SOURCES = {"Name", "name"}
-
-
-@dataclass(frozen=True)
-class Hit:
-    rowid: int
-    tier: int
-    field: str
-    matched: str
-
-
-# ----------------------------------------------------------------------------------------------
-# helpers
-
-
-def normalize_id(raw: object, kind: str) -> str:
-    """Trim, lower-case and strip a model compartment suffix; reject anything else clearly."""
-    pattern, example, tool = (
-        (COMPOUND_ID, "cpd00027", "search_compounds")
-        if kind == "compound"
-        else (REACTION_ID, "rxn00148", "search_reactions")
-    )
-    param = f"{kind}_id"
-    if not isinstance(raw, str) or not raw.strip():
-        raise ValidationError(
-            ErrorCode.EMPTY_ID if isinstance(raw, str) else ErrorCode.INVALID_ID_FORMAT,
-            f"{param} must be a non-empty string like '{example}'.",
-            details={"provided": raw if isinstance(raw, str | int | float) else str(raw)},
-            suggestions=[f"Pass a ModelSEED {kind} id such as '{example}'."],
-            example_call={"tool": f"get_{kind}_name", "arguments": {param: example}},
-        )
-    value = raw.strip().lower()
-    suffixed = _MODEL_SUFFIX.match(value)
-    if suffixed:
-        value = suffixed.group(1)
-    if not pattern.match(value):
-        shown = raw if len(raw) <= 60 else raw[:57] + "..."
-        raise ValidationError(
-            ErrorCode.INVALID_ID_FORMAT,
-            f"'{shown}' is not a ModelSEED {kind} id (expected '{pattern.pattern[1:4]}' followed "
-            f"by 5 digits, e.g. '{example}').",
-            details={"provided": shown, "expected_pattern": pattern.pattern},
-            suggestions=[
-                f"To find a {kind} by name or external id, call {tool} with that text.",
-            ],
-            valid_next_steps=[tool, f"get_{kind}_name"],
-            example_call={"tool": tool, "arguments": {"query": raw.strip()[:60], "limit": 5}},
-        )
-    return value
-
-
-def validate_search_args(query: object, limit: object, tool: str) -> tuple[str, int]:
-    if not isinstance(query, str) or not query.strip():
-        raise ValidationError(
-            ErrorCode.EMPTY_QUERY,
-            "query must be a non-empty string.",
-            details={"provided": query if isinstance(query, str) else repr(query)[:60]},
-            suggestions=["Search by name ('glucose'), id, formula, EC number or external id."],
-            example_call={"tool": tool, "arguments": {"query": "glucose", "limit": 10}},
-        )
-    if "\x00" in query:
-        raise ValidationError(ErrorCode.INVALID_QUERY, "query contains a NUL byte.", details={},
-                              example_call={"tool": tool, "arguments": {"query": "glucose", "limit": 10}})
-    text = " ".join(query.split())
-    if len(text) > MAX_QUERY_LENGTH:
-        raise ValidationError(
-            ErrorCode.QUERY_TOO_LONG,
-            f"query is {len(text)} characters long; the maximum is {MAX_QUERY_LENGTH}.",
-            details={"length": len(text), "max_length": MAX_QUERY_LENGTH},
-            suggestions=["Shorten the query to the distinctive part of a name or id."],
-            example_call={"tool": tool, "arguments": {"query": text[:30], "limit": 10}},
-        )
-    return text.lower(), check_search_limit(limit, tool, text)
-
-
-def check_search_limit(limit: object, tool: str, query: str = "glucose") -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise ValidationError(
-            ErrorCode.INVALID_LIMIT,
-            f"limit must be an integer from 1 to {MAX_LIMIT}; got {limit!r}.",
-            details={"provided": limit if isinstance(limit, int) else repr(limit)[:30],
-                     "min": 1, "max": MAX_LIMIT},
-            suggestions=[f"Use a limit between 1 and {MAX_LIMIT} (default 10)."],
-            example_call={"tool": tool, "arguments": {"query": query, "limit": 10}},
-        )
-    return limit
-
-
-def _name_words(text: str) -> str:
-    return " " + " ".join(_WORD.findall(text.lower())) + " "
-
-
-def _prominence(aliases: dict[str, list[str]], extra: int = 0) -> int:
-    return extra + sum(weight for source, weight in _MODEL_SOURCES.items() if source in aliases)
-
-
-def _fts_phrase(word: str) -> str:
-    return '"' + word.replace('"', '""') + '"'
-
-
-# ----------------------------------------------------------------------------------------------
-# building the index
-
-
-_SCHEMA = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE compounds (
-    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
-    abbreviation TEXT NOT NULL, formula TEXT NOT NULL, mass REAL, charge INTEGER,
-    inchikey TEXT NOT NULL, smiles TEXT NOT NULL, is_core INTEGER NOT NULL,
-    is_obsolete INTEGER NOT NULL, linked TEXT NOT NULL, deltag REAL, deltagerr REAL,
-    aliases_json TEXT NOT NULL, prominence INTEGER NOT NULL, name_len INTEGER NOT NULL,
-    name_lc TEXT NOT NULL, name_words TEXT NOT NULL, syn_lc TEXT NOT NULL, xref_lc TEXT NOT NULL
-);
-CREATE TABLE reactions (
-    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
-    abbreviation TEXT NOT NULL, equation TEXT NOT NULL, equation_ids TEXT NOT NULL,
-    reversibility TEXT NOT NULL, is_transport INTEGER NOT NULL, ec_json TEXT NOT NULL,
-    pathways_json TEXT NOT NULL, aliases_json TEXT NOT NULL, deltag REAL, deltagerr REAL,
-    status TEXT NOT NULL, is_obsolete INTEGER NOT NULL, linked TEXT NOT NULL,
-    prominence INTEGER NOT NULL, name_len INTEGER NOT NULL, name_lc TEXT NOT NULL,
-    name_words TEXT NOT NULL, syn_lc TEXT NOT NULL, xref_lc TEXT NOT NULL, extra_lc TEXT NOT NULL
-);
-CREATE TABLE terms (entity INTEGER NOT NULL, term TEXT NOT NULL, kind INTEGER NOT NULL,
-                    ref INTEGER NOT NULL, shown TEXT NOT NULL);
-CREATE TABLE ec (ec TEXT NOT NULL, ref INTEGER NOT NULL);
-"""
-
-_POST_SCHEMA = """
-CREATE INDEX terms_lookup ON terms (entity, term);
-CREATE INDEX ec_lookup ON ec (ec, ref);
-CREATE INDEX compounds_name ON compounds (name_lc);
-CREATE INDEX reactions_name ON reactions (name_lc);
-CREATE VIRTUAL TABLE compounds_fts USING fts5(
-    name_lc, syn_lc, xref_lc, content='compounds', content_rowid='rowid', tokenize='trigram');
-INSERT INTO compounds_fts(compounds_fts) VALUES ('rebuild');
-CREATE VIRTUAL TABLE reactions_fts USING fts5(
-    name_lc, syn_lc, xref_lc, content='reactions', content_rowid='rowid', tokenize='trigram');
-INSERT INTO reactions_fts(reactions_fts) VALUES ('rebuild');
--- pathway names and equations repeat across thousands of reactions: a separate index keeps
--- their long posting lists out of name searches
-CREATE VIRTUAL TABLE reactions_extra_fts USING fts5(
-    extra_lc, content='reactions', content_rowid='rowid', tokenize='trigram');
-INSERT INTO reactions_extra_fts(reactions_extra_fts) VALUES ('rebuild');
-"""
-
-
-def _compound_rows(path: Path, terms: list[tuple[Any, ...]]) -> Iterator[tuple[Any, ...]]:
-    seen: set[str] = set()
-    for rowid, row in enumerate(tsv.read_rows(path, tsv.COMPOUND_COLUMNS), start=1):
-        cid = tsv.clean(row["id"])
-        if not COMPOUND_ID.match(cid):
-            raise DataError(ErrorCode.DATABASE_INVALID_IDS, f"compounds.tsv has an invalid id: {cid!r}")
-        if cid in seen:
-            raise DataError(ErrorCode.DATABASE_DUPLICATE_IDS, f"compounds.tsv repeats the id {cid}")
-        seen.add(cid)
-        name, abbrev, formula = (tsv.clean(row[k]) for k in ("name", "abbreviation", "formula"))
-        aliases = tsv.parse_aliases(row["aliases"])
-        synonyms = aliases.get("Name", [])
-        xrefs = [(src, v) for src, vals in aliases.items() if src not in _SKIP_XREF_SOURCES
-                 for v in vals]
-        _add_terms(terms, 0, rowid, name, abbrev, synonyms, xrefs)
-        if formula:
-            terms.append((0, formula.lower(), K_FORMULA, rowid, formula))
-        charge = tsv.to_float(row["charge"])
-        yield (
-            rowid, cid, name, abbrev, formula, tsv.to_float(row["mass"]),
-            None if charge is None else int(charge), tsv.clean(row["inchikey"]),
-            tsv.clean(row["smiles"]), int(tsv.to_bool(row["is_core"])),
-            int(tsv.to_bool(row["is_obsolete"])), tsv.clean(row["linked_compound"]),
-            tsv.to_float(row["deltag"]), tsv.to_float(row["deltagerr"]), json.dumps(aliases),
-            _prominence(aliases, 1 if tsv.to_bool(row["is_core"]) else 0),
-            len(name) if name else 999, name.lower(), _name_words(name),
-            " | ".join(synonyms).lower(), " | ".join(v for _, v in xrefs).lower(),
-        )
-
-
-def _reaction_rows(
-    path: Path, terms: list[tuple[Any, ...]], ecs: list[tuple[str, int]]
-) -> Iterator[tuple[Any, ...]]:
-    seen: set[str] = set()
-    for rowid, row in enumerate(tsv.read_rows(path, tsv.REACTION_COLUMNS), start=1):
-        rid = tsv.clean(row["id"])
-        if not REACTION_ID.match(rid):
-            raise DataError(ErrorCode.DATABASE_INVALID_IDS, f"reactions.tsv has an invalid id: {rid!r}")
-        if rid in seen:
-            raise DataError(ErrorCode.DATABASE_DUPLICATE_IDS, f"reactions.tsv repeats the id {rid}")
-        seen.add(rid)
-        name, abbrev = tsv.clean(row["name"]), tsv.clean(row["abbreviation"])
-        aliases = tsv.parse_aliases(row["aliases"])
-        synonyms = aliases.get("Name", [])
-        xrefs = [(src, v) for src, vals in aliases.items() if src not in _SKIP_XREF_SOURCES
-                 for v in vals]
-        _add_terms(terms, 1, rowid, name, abbrev, synonyms, xrefs)
-        ec_numbers = list(dict.fromkeys(tsv.split_list(row["ec_numbers"])))
-        ecs.extend((ec, rowid) for ec in ec_numbers)
-        pathways = tsv.parse_pathways(row["pathways"])
-        is_transport = tsv.to_bool(row["is_transport"])
-        equation = tsv.readable_equation(row["definition"], is_transport)
-        status = tsv.clean(row["status"])
-        bonus = (1 if status == "OK" else 0) + (1 if ec_numbers else 0)
-        yield (
-            rowid, rid, name, abbrev, equation, tsv.clean(row["equation"]),
-            tsv.clean(row["reversibility"]) or "?", int(is_transport), json.dumps(ec_numbers),
-            json.dumps(pathways), json.dumps(aliases), tsv.to_float(row["deltag"]),
-            tsv.to_float(row["deltagerr"]), status, int(tsv.to_bool(row["is_obsolete"])),
-            tsv.clean(row["linked_reaction"]), _prominence(aliases, bonus),
-            len(name) if name else 999, name.lower(), _name_words(name),
-            " | ".join(synonyms).lower(), " | ".join(v for _, v in xrefs).lower(),
-            (" | ".join(p["name"] for p in pathways) + " || " + equation).lower(),
-        )
-
-
-def _add_terms(
-    terms: list[tuple[Any, ...]], entity: int, rowid: int, name: str, abbrev: str,
-    synonyms: list[str], xrefs: list[tuple[str, str]],
-) -> None:
-    if name:
-        terms.append((entity, name.lower(), K_NAME, rowid, name))
-    if abbrev:
-        terms.append((entity, abbrev.lower(), K_ABBREV, rowid, abbrev))
-    for synonym in synonyms:
-        terms.append((entity, synonym.lower(), K_SYNONYM, rowid, synonym))
-    for source, value in xrefs:
-        terms.append((entity, value.lower(), K_XREF, rowid, f"{source}: {value}"))
-
-
-def _ranked(
-    rows: list[tuple[Any, ...]], key: Any
-) -> tuple[list[tuple[Any, ...]], dict[int, int]]:
-    """Rows renumbered in rank order, and the map from provisional to final rowid."""
-    ordered = sorted(rows, key=key)
-    remap = {row[0]: new for new, row in enumerate(ordered, start=1)}
-    return [(remap[row[0]], *row[1:]) for row in ordered], remap
-
-
-def build_index(compounds_tsv: Path, reactions_tsv: Path, target: Path, meta: dict[str, str]) -> None:
-    """Parse both TSVs into a new SQLite file at `target` (written aside, then renamed)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    tmp.unlink(missing_ok=True)
-    started = time.perf_counter()
-    con = sqlite3.connect(tmp)
-    try:
-        con.execute("PRAGMA journal_mode=OFF")
-        con.execute("PRAGMA synchronous=OFF")
-        con.executescript(_SCHEMA)
-        terms: list[tuple[Any, ...]] = []
-        ecs: list[tuple[str, int]] = []
-        # rowid order = static rank (current before obsolete, well known first, short names
-        # first), so searches can stream matches in rowid order and stop after `limit`.
-        compounds, cpd_map = _ranked(list(_compound_rows(compounds_tsv, terms)),
-                                     lambda r: (r[10], -r[15], r[16], r[17], r[1]))
-        reactions, rxn_map = _ranked(list(_reaction_rows(reactions_tsv, terms, ecs)),
-                                     lambda r: (r[14], -r[16], r[17], r[18], r[1]))
-        con.executemany(f"INSERT INTO compounds VALUES ({','.join('?' * 21)})", compounds)
-        con.executemany(f"INSERT INTO reactions VALUES ({','.join('?' * 23)})", reactions)
-        maps = (cpd_map, rxn_map)
-        con.executemany("INSERT INTO terms VALUES (?,?,?,?,?)",
-                        ((e, t, k, maps[e][ref], shown) for e, t, k, ref, shown in terms))
-        con.executemany("INSERT INTO ec VALUES (?,?)", ((ec, rxn_map[ref]) for ec, ref in ecs))
-        con.executescript(_POST_SCHEMA)
-        counts = {
-            "compound_count": str(con.execute("SELECT count(*) FROM compounds").fetchone()[0]),
-            "reaction_count": str(con.execute("SELECT count(*) FROM reactions").fetchone()[0]),
-            "schema_version": str(INDEX_SCHEMA_VERSION),
-        }
-        con.executemany("INSERT INTO meta VALUES (?,?)", {**meta, **counts}.items())
-        con.commit()
-        con.close()
-        with tmp.open("rb+") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-        fsync_dir(target.parent)
-    except BaseException:
-        con.close()
-        tmp.unlink(missing_ok=True)
-        raise
-    log.info("built biochemistry index %s in %.1f s", target.name, time.perf_counter() - started)
-
 
 # ----------------------------------------------------------------------------------------------
 # querying
@@ -603,7 +305,7 @@ class BiochemIndex:
                 best[hit.rowid] = hit
 
         idpat = COMPOUND_ID if entity == 0 else REACTION_ID
-        suffixed = _MODEL_SUFFIX.match(text)
+        suffixed = MODEL_SUFFIX.match(text)
         ident = suffixed.group(1) if suffixed else text
         if idpat.match(ident):
             row = con.execute(f"SELECT rowid FROM {table} WHERE id = ?", (ident,)).fetchone()
@@ -613,8 +315,8 @@ class BiochemIndex:
             "SELECT ref, kind, shown FROM terms WHERE entity = ? AND term = ? ORDER BY ref LIMIT 500",
             (entity, text),
         ):
-            offer(Hit(ref, _EXACT_TIER[kind], _EXACT_FIELD[kind], shown))
-        if entity == 1 and _EC_QUERY.match(text):
+            offer(Hit(ref, EXACT_TIER[kind], EXACT_FIELD[kind], shown))
+        if entity == 1 and EC_QUERY.match(text):
             # An EC query is answered by EC components alone: a substring match would bring
             # back 2.7.1.10 for 2.7.1.1.
             for hit in self._ec_hits(con, text, wanted):
@@ -638,7 +340,7 @@ class BiochemIndex:
     def _ec_hits(con: sqlite3.Connection, text: str, wanted: int) -> list[Hit]:
         """EC numbers match per component: 2.7.1.1 never matches 2.7.1.10; 2.7.1 or 2.7.1.-
         matches every 2.7.1.x."""
-        match = _EC_QUERY.match(text)
+        match = EC_QUERY.match(text)
         if not match:
             return []
         parts = [p for p in match.groups() if p is not None]
@@ -663,7 +365,7 @@ class BiochemIndex:
         cross-references (8), in pathway names or the equation (9, reactions), spread over
         several fields (10). Each tier is one query that streams in rank order."""
         words = text.split()
-        tokens = _WORD.findall(text)
+        tokens = WORD.findall(text)
         table = "compounds" if entity == 0 else "reactions"
         long_words = [w for w in words if len(w) >= 3]
         hits: list[Hit] = []
@@ -685,7 +387,7 @@ class BiochemIndex:
             )
             collect(rows, "name")
             return hits
-        match_all = " AND ".join(_fts_phrase(w) for w in long_words)
+        match_all = " AND ".join(fts_phrase(w) for w in long_words)
         short = [w for w in words if len(w) < 3]
         short_sql = "".join(" AND instr(t.name_lc, ?) > 0" for _ in short)
         whole = " AND ".join("instr(t.name_words, ?) > 0" for _ in tokens) or "1"
@@ -702,9 +404,9 @@ class BiochemIndex:
         candidates = con.execute(
             f"SELECT t.rowid, {tier_sql} FROM (SELECT rowid FROM {table}_fts WHERE {table}_fts MATCH ? "
             f"ORDER BY rowid LIMIT ?) f JOIN {table} t ON t.rowid = f.rowid WHERE 1{short_sql}",
-            [*words, *whole_params, *words, *words, *words, match_all, _RARE_CAP, *short],
+            [*words, *whole_params, *words, *words, *words, match_all, RARE_CAP, *short],
         ).fetchall()
-        if len(candidates) < _RARE_CAP:
+        if len(candidates) < RARE_CAP:
             fields_by_tier = {5: "name", 6: "name", 7: "synonym", 8: "aliases", 10: "text"}
             ranked = sorted(candidates, key=lambda r: (r[1], r[0]))
             for rowid, tier in ranked:
