@@ -33,6 +33,13 @@ from gem_flux_mcp.data.bundle import (
 )
 from gem_flux_mcp.errors import DataError
 
+
+def use_manifest(monkeypatch: pytest.MonkeyPatch, manifest: Manifest) -> None:
+    """Make the CLI's check and fetch read `manifest` instead of the packaged one."""
+    for module in (bundle.check, bundle.fetch):
+        monkeypatch.setattr(module, "load_manifest", lambda: manifest)
+
+
 _DATA_DIR = os.environ.get("GEMFLUX_DATA_DIR")
 if not _DATA_DIR or not Path(_DATA_DIR).is_dir():
     pytest.skip(
@@ -447,7 +454,7 @@ def test_corrupted_file_fails_and_leaves_nothing_behind(
     assert _same_files(root, dest, [NOTES])
 
     # The CLI says so, once per failed file, and exits 1.
-    monkeypatch.setattr(bundle, "load_manifest", lambda: manifest)
+    use_manifest(monkeypatch, manifest)
     rc = main(["data", "fetch", "--dest", str(tmp_path / "cli"), "--base-url", server.url,
                "--quiet", "--retries", "1"])
     out = capsys.readouterr()
@@ -483,7 +490,7 @@ def test_cli_fetch_progress_on_a_non_tty(
 ) -> None:
     root, manifest = mini
     server = serve(root)
-    monkeypatch.setattr(bundle, "load_manifest", lambda: manifest)
+    use_manifest(monkeypatch, manifest)
     rc = main(["data", "fetch", "--dest", str(tmp_path / "d"), "--base-url", server.url])
     out = capsys.readouterr()
     assert rc == 0 and out.out == ""
@@ -553,7 +560,7 @@ def test_cli_check(
     assert "does not exist" in err and "gem-flux data fetch" in err and "Traceback" not in err
 
     root, manifest = mini
-    monkeypatch.setattr(bundle, "load_manifest", lambda: manifest)
+    use_manifest(monkeypatch, manifest)
     (root / BLOB).write_bytes(b"changed")
     assert main(["data", "check", "--data-dir", str(root)]) == 1
     out = capsys.readouterr()
@@ -723,7 +730,7 @@ def test_complete_read_only_folder_needs_no_record(
     def refuse(*_: Any) -> None:
         raise PermissionError("read-only file system")
 
-    monkeypatch.setattr(bundle, "_write_record", refuse)
+    monkeypatch.setattr(bundle.fetch, "write_record", refuse)
     # Nothing to download: the record is a nicety, so the fetch still succeeds.
     report = fetch_bundle(root, base_url=server.url, manifest=manifest, **FAST)
     assert report.ok and server.log == []

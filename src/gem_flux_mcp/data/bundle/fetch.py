@@ -1,16 +1,10 @@
-"""The reference data bundle: its manifest, verification (`data check`) and download (`data fetch`).
+"""`gem-flux data fetch`: download the bundle from upstream or a mirror, verified, resumable, retried."""
 
-The packaged ``manifest.json`` lists every bundle file with its size, its sha256 and how to rebuild
-it from the upstream ModelSEED repositories. A fetch writes ``.gemflux-fetch.json`` into the data
-folder; a later check reads it to accept files that are knowingly the newer upstream version.
-"""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import http.client
-import json
 import os
 import time
 import urllib.error
@@ -19,403 +13,26 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from importlib import resources
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Literal
 
 from gem_flux_mcp import __version__
+from gem_flux_mcp.data.bundle.check import CheckReport, FileStatus, check_bundle, check_file
+from gem_flux_mcp.data.bundle.manifest import (
+    CHUNK_SIZE,
+    FETCH_RECORD_NAME,
+    MAX_BACKOFF_S,
+    RETRY_STATUSES,
+    UPSTREAM_SOURCE,
+    Manifest,
+    ManifestEntry,
+    load_manifest,
+)
+from gem_flux_mcp.data.bundle.record import FetchRecord, RecordedFile, read_fetch_record, write_record
 from gem_flux_mcp.data.fingerprint import sha256_file
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DataError, utc_timestamp
-from gem_flux_mcp.fsutil import atomic_write_text, fsync_dir
-
-CHUNK_SIZE = 1 << 20
-FETCH_RECORD_NAME = ".gemflux-fetch.json"
-UPSTREAM_SOURCE = "upstream"
-
-_RECORD_FORMAT = 1
-# Statuses that say "try again later" rather than "this URL is wrong".
-_RETRY_STATUSES = frozenset({408, 425, 429})
-_MAX_BACKOFF_S = 30.0
-_SHA256_HEX = frozenset("0123456789abcdef")
-
-
-# --------------------------------------------------------------------------------------------
-# Manifest
-# --------------------------------------------------------------------------------------------
-
-
-def _manifest_error(message: str) -> DataError:
-    return DataError(
-        ErrorCode.DATA_MANIFEST_INVALID,
-        f"invalid data manifest: {message}",
-        suggestions=["Reinstall gem-flux-mcp; the packaged manifest.json is damaged."],
-    )
-
-
-def _str_field(data: Mapping[str, Any], key: str, where: str) -> str:
-    value = data.get(key)
-    if not isinstance(value, str) or not value:
-        raise _manifest_error(f"{where}: '{key}' must be a non-empty string")
-    return value
-
-
-def _bundle_path(path: str) -> str:
-    """A manifest path must stay inside the data folder, whatever the manifest says."""
-    parts = path.split("/")
-    if path.startswith("/") or "\\" in path or any(p in ("", ".", "..") for p in parts):
-        raise _manifest_error(f"unsafe file path {path!r}")
-    return path
-
-
-@dataclass(frozen=True)
-class UpstreamFile:
-    """One raw file in a GitHub repository at a fixed commit."""
-
-    repo: str
-    commit: str
-    path: str
-
-    @classmethod
-    def from_dict(cls, data: Any, where: str) -> UpstreamFile:
-        if not isinstance(data, Mapping):
-            raise _manifest_error(f"{where}: upstream source must be an object")
-        return cls(
-            repo=_str_field(data, "repo", where),
-            commit=_str_field(data, "commit", where),
-            path=_str_field(data, "path", where),
-        )
-
-    def url(self, raw_url: str) -> str:
-        quote = functools.partial(urllib.parse.quote, safe="/")
-        return raw_url.format(
-            repo=quote(self.repo), commit=quote(self.commit), path=quote(self.path)
-        )
-
-
-@dataclass(frozen=True)
-class UpstreamRecipe:
-    """How to rebuild a bundle file upstream: one file, or numbered parts joined in order."""
-
-    parts: tuple[UpstreamFile, ...]
-    keep_one_header: bool = False
-
-    @classmethod
-    def from_dict(cls, data: Any, where: str) -> UpstreamRecipe | None:
-        if data is None:
-            return None
-        if not isinstance(data, Mapping):
-            raise _manifest_error(f"{where}: 'upstream' must be an object or null")
-        if "concatenate" not in data:
-            return cls(parts=(UpstreamFile.from_dict(data, where),))
-        raw_parts = data["concatenate"]
-        if not isinstance(raw_parts, list) or not raw_parts:
-            raise _manifest_error(f"{where}: 'concatenate' must be a non-empty list")
-        return cls(
-            parts=tuple(UpstreamFile.from_dict(p, where) for p in raw_parts),
-            keep_one_header=bool(data.get("keep_one_header", False)),
-        )
-
-
-@dataclass(frozen=True)
-class ManifestEntry:
-    path: str
-    size: int
-    sha256: str
-    required: bool
-    upstream: UpstreamRecipe | None
-    # Upstream now serves a newer version, so an upstream download cannot match `sha256`.
-    upstream_differs: bool = False
-
-    @classmethod
-    def from_dict(cls, path: str, data: Any) -> ManifestEntry:
-        if not isinstance(data, Mapping):
-            raise _manifest_error(f"{path}: entry must be an object")
-        size = data.get("size")
-        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
-            raise _manifest_error(f"{path}: 'size' must be a non-negative integer")
-        sha = data.get("sha256")
-        if not isinstance(sha, str) or len(sha) != 64 or not set(sha) <= _SHA256_HEX:
-            raise _manifest_error(f"{path}: 'sha256' must be 64 lowercase hex digits")
-        required = data.get("required")
-        if not isinstance(required, bool):
-            raise _manifest_error(f"{path}: 'required' must be true or false")
-        return cls(
-            path=_bundle_path(path),
-            size=size,
-            sha256=sha,
-            required=required,
-            upstream=UpstreamRecipe.from_dict(data.get("upstream"), path),
-            upstream_differs=bool(data.get("upstream_differs", False)),
-        )
-
-
-@dataclass(frozen=True)
-class Manifest:
-    bundle_version: str
-    raw_url: str
-    files: Mapping[str, ManifestEntry]
-
-    @classmethod
-    def from_dict(cls, data: Any) -> Manifest:
-        if not isinstance(data, Mapping):
-            raise _manifest_error("top level must be an object")
-        files = data.get("files")
-        if not isinstance(files, Mapping) or not files:
-            raise _manifest_error("'files' must be a non-empty object")
-        return cls(
-            bundle_version=_str_field(data, "bundle_version", "manifest"),
-            raw_url=_str_field(data, "raw_url", "manifest"),
-            files={path: ManifestEntry.from_dict(path, entry) for path, entry in files.items()},
-        )
-
-
-def load_manifest() -> Manifest:
-    """The manifest packaged with gem-flux (``gem_flux_mcp/data/manifest.json``)."""
-    resource = resources.files("gem_flux_mcp.data").joinpath("manifest.json")
-    try:
-        data = json.loads(resource.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise _manifest_error(str(exc)) from exc
-    return Manifest.from_dict(data)
-
-
-# --------------------------------------------------------------------------------------------
-# Fetch record (.gemflux-fetch.json)
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RecordedFile:
-    """What a fetch put in place: its checksum and where it came from."""
-
-    sha256: str
-    size: int
-    origin: str  # "mirror", "upstream" or "existing" (found already in place)
-    urls: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        return {"sha256": self.sha256, "size": self.size, "origin": self.origin,
-                "urls": list(self.urls)}
-
-    @classmethod
-    def from_json(cls, data: Any) -> RecordedFile | None:
-        if not isinstance(data, Mapping):
-            return None
-        sha, size, origin = data.get("sha256"), data.get("size"), data.get("origin")
-        urls = data.get("urls", [])
-        if not (isinstance(sha, str) and isinstance(size, int) and isinstance(origin, str)):
-            return None
-        if not isinstance(urls, list):
-            urls = []
-        return cls(sha256=sha, size=size, origin=origin, urls=tuple(str(u) for u in urls))
-
-
-@dataclass(frozen=True)
-class FetchRecord:
-    source: str  # the mirror URL, or "upstream"
-    fetched_at: str
-    bundle_version: str
-    files: Mapping[str, RecordedFile]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "format": _RECORD_FORMAT,
-            "source": self.source,
-            "fetched_at": self.fetched_at,
-            "bundle_version": self.bundle_version,
-            "files": {path: rec.to_json() for path, rec in sorted(self.files.items())},
-        }
-
-
-def read_fetch_record(data_dir: str | os.PathLike[str]) -> FetchRecord | None:
-    """The fetch record of a data folder, or None when absent or unreadable.
-
-    A damaged record must not break `check`: it only loses the upstream-version allowance.
-    """
-    try:
-        data = json.loads((Path(data_dir) / FETCH_RECORD_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, Mapping) or not isinstance(data.get("files"), Mapping):
-        return None
-    files: dict[str, RecordedFile] = {}
-    for path, raw in data["files"].items():
-        rec = RecordedFile.from_json(raw)
-        if rec is not None:
-            files[str(path)] = rec
-    return FetchRecord(
-        source=str(data.get("source", "")),
-        fetched_at=str(data.get("fetched_at", "")),
-        bundle_version=str(data.get("bundle_version", "")),
-        files=files,
-    )
-
-
-def _write_record(dest: Path, record: FetchRecord) -> None:
-    """Write the record atomically so a crash never leaves half a JSON file."""
-    atomic_write_text(dest / FETCH_RECORD_NAME, json.dumps(record.to_json(), indent=1) + "\n")
-
-
-# --------------------------------------------------------------------------------------------
-# Check
-# --------------------------------------------------------------------------------------------
-
-
-class FileStatus(StrEnum):
-    OK = "ok"
-    UPSTREAM_VERSION = "upstream_version"  # newer upstream file, vouched for by the fetch record
-    NOT_PRESENT = "not_present"  # optional, absent, and not asked for: not checked
-    MISSING = "missing"
-    SIZE_MISMATCH = "size_mismatch"
-    CHECKSUM_MISMATCH = "checksum_mismatch"
-
-
-_GOOD_STATUSES = frozenset({FileStatus.OK, FileStatus.UPSTREAM_VERSION, FileStatus.NOT_PRESENT})
-
-
-@dataclass(frozen=True)
-class FileCheck:
-    path: str
-    status: FileStatus
-    required: bool
-    expected_size: int
-    expected_sha256: str
-    actual_size: int | None = None
-    actual_sha256: str | None = None
-    message: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.status in _GOOD_STATUSES
-
-    def error(self) -> DataError | None:
-        """The error a user sees for this file, or None when it is fine."""
-        if self.ok:
-            return None
-        missing = self.status is FileStatus.MISSING
-        code = ErrorCode.DATA_FILE_MISSING if missing else ErrorCode.DATA_CHECKSUM_MISMATCH
-        return DataError(
-            code,
-            f"{self.path}: {self.message}",
-            details={
-                "path": self.path,
-                "status": str(self.status),
-                "required": self.required,
-                "expected_size": self.expected_size,
-                "actual_size": self.actual_size,
-                "expected_sha256": self.expected_sha256,
-                "actual_sha256": self.actual_sha256,
-            },
-            suggestions=["Run `gem-flux data fetch` to download the reference data again."],
-        )
-
-
-@dataclass(frozen=True)
-class CheckReport:
-    data_dir: Path
-    files: tuple[FileCheck, ...]
-
-    @property
-    def ok(self) -> bool:
-        return all(f.ok for f in self.files)
-
-    @property
-    def failures(self) -> list[FileCheck]:
-        return [f for f in self.files if not f.ok]
-
-    @property
-    def warnings(self) -> list[FileCheck]:
-        return [f for f in self.files if f.status is FileStatus.UPSTREAM_VERSION]
-
-    def raise_for_status(self) -> None:
-        """Raise a DataError naming every failed file (its code is the first failure's)."""
-        failures = self.failures
-        if not failures:
-            return
-        errors = [e for e in (f.error() for f in failures) if e is not None]
-        raise DataError(
-            errors[0].code,
-            f"reference data in {self.data_dir} is not usable: "
-            + "; ".join(e.message for e in errors),
-            details={"data_dir": str(self.data_dir), "files": [e.details for e in errors]},
-            suggestions=[
-                "Run `gem-flux data fetch` to download the reference data, "
-                "or set GEMFLUX_DATA_DIR to a folder that has it."
-            ],
-        )
-
-
-def _check_file(
-    data_dir: Path, entry: ManifestEntry, recorded: RecordedFile | None, include_optional: bool
-) -> FileCheck:
-    target = data_dir / entry.path
-    base = FileCheck(entry.path, FileStatus.OK, entry.required, entry.size, entry.sha256)
-    if not target.is_file():
-        if not entry.required and not include_optional:
-            return _with(base, FileStatus.NOT_PRESENT, message="optional, not present")
-        return _with(base, FileStatus.MISSING, message=f"missing ({target})")
-
-    # Versions this file may legitimately be: the reference one, and for a file known to differ
-    # upstream, the upstream version this folder's own fetch record vouches for.
-    versions = [(entry.size, entry.sha256, FileStatus.OK)]
-    if (
-        entry.upstream_differs
-        and recorded is not None
-        and recorded.origin == UPSTREAM_SOURCE
-        and recorded.sha256 != entry.sha256
-    ):
-        versions.append((recorded.size, recorded.sha256, FileStatus.UPSTREAM_VERSION))
-
-    size = target.stat().st_size
-    # Size first: it is free and catches truncated files without reading 50 MB.
-    candidates = [v for v in versions if v[0] == size]
-    if not candidates:
-        return _with(
-            base, FileStatus.SIZE_MISMATCH, actual_size=size,
-            message=f"size {size} bytes, expected {entry.size}",
-        )
-    sha = sha256_file(target)
-    for _, version_sha, status in candidates:
-        if sha == version_sha:
-            message = ""
-            if status is FileStatus.UPSTREAM_VERSION:
-                message = (
-                    "newer upstream version (fetch record), not the reference version; "
-                    "results may differ from the reference bundle"
-                )
-            return _with(base, status, actual_size=size, actual_sha256=sha, message=message)
-    return _with(
-        base, FileStatus.CHECKSUM_MISMATCH, actual_size=size, actual_sha256=sha,
-        message=f"sha256 {sha}, expected {entry.sha256} (file modified or corrupt)",
-    )
-
-
-def _with(base: FileCheck, status: FileStatus, **changes: Any) -> FileCheck:
-    return dataclasses.replace(base, status=status, **changes)
-
-
-def check_bundle(
-    data_dir: str | os.PathLike[str],
-    include_optional: bool = False,
-    *,
-    manifest: Manifest | None = None,
-) -> CheckReport:
-    """Verify a data folder against the manifest (size, then sha256).
-
-    Required files must be present. Optional files are checked when present, and reported
-    missing only with `include_optional`.
-    """
-    man = manifest if manifest is not None else load_manifest()
-    folder = Path(data_dir)
-    record = read_fetch_record(folder)
-    recorded = record.files if record is not None else {}
-    checks = tuple(
-        _check_file(folder, entry, recorded.get(entry.path), include_optional)
-        for entry in man.files.values()
-    )
-    return CheckReport(data_dir=folder, files=checks)
-
+from gem_flux_mcp.fsutil import fsync_dir
 
 # --------------------------------------------------------------------------------------------
 # Fetch
@@ -642,7 +259,7 @@ class _Downloader:
                     ) from exc
                 fp.emit("retry", fp.transferred,
                         f"{exc}; retrying (attempt {attempt + 1} of {self.retries})")
-                time.sleep(min(self.backoff * 2 ** (attempt - 1), _MAX_BACKOFF_S))
+                time.sleep(min(self.backoff * 2 ** (attempt - 1), MAX_BACKOFF_S))
                 attempt += 1
 
     def _open(self, url: str, headers: Mapping[str, str]) -> http.client.HTTPResponse:
@@ -653,7 +270,7 @@ class _Downloader:
             response: http.client.HTTPResponse = self._opener.open(request, timeout=self.timeout)
         except urllib.error.HTTPError as exc:
             exc.close()
-            if exc.code >= 500 or exc.code in _RETRY_STATUSES:
+            if exc.code >= 500 or exc.code in RETRY_STATUSES:
                 raise _TransientError(f"HTTP {exc.code} {exc.reason}") from exc
             raise _HTTPStatusError(exc.code, str(exc.reason)) from exc
         except (OSError, http.client.HTTPException) as exc:  # URLError, timeouts, resets
@@ -859,7 +476,7 @@ def fetch_bundle(
     if downloaded or record_files != dict(previous_files):
         record = FetchRecord(source, utc_timestamp(), man.bundle_version, record_files)
         try:
-            _write_record(folder, record)
+            write_record(folder, record)
         except OSError as exc:
             message = f"cannot write {folder / FETCH_RECORD_NAME}: {exc}"
             if downloaded:
@@ -884,7 +501,7 @@ def _fetch_entry(
     downloader: _Downloader,
     fp: _FileProgress,
 ) -> tuple[FileFetch, RecordedFile | None]:
-    existing = _check_file(folder, entry, previous, include_optional=True)
+    existing = check_file(folder, entry, previous, include_optional=True)
     # An upstream version is only "the right file" in upstream mode; a mirror has the reference.
     in_place = existing.status is FileStatus.OK or (
         existing.status is FileStatus.UPSTREAM_VERSION and mirror is None
