@@ -29,13 +29,10 @@ import math
 import os
 import re
 import sys
-import threading
-import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,7 +40,6 @@ from typing import TYPE_CHECKING, Any
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
 from gem_flux_mcp.fsutil import atomic_write_bytes
-from gem_flux_mcp.modeling.model_io import release_model
 from gem_flux_mcp.store.db import DB_FILE_NAME, Database
 from gem_flux_mcp.store.ids import (
     RESERVED_PREFIX,
@@ -55,6 +51,7 @@ from gem_flux_mcp.store.ids import (
     check_workspace,
     random_token,
 )
+from gem_flux_mcp.store.model_cache import ModelCache
 from gem_flux_mcp.store.rows import MODEL_SOURCES, MediaRow, ModelRow, ResultRow, model_state, utc_now
 from gem_flux_mcp.store.serialization import SerializedModel, serialize_model
 
@@ -80,19 +77,6 @@ _MODEL_FILE_RE = re.compile(r"^[0-9a-f]{32}\.json$")
 MAX_RESULTS_LIMIT = 1000
 
 
-@dataclass
-class _CacheEntry:
-    key: tuple[str, str]
-    file_name: str
-    file_sha256: str
-    estimated_bytes: int
-    # Reentrant so a thread that already holds a model may check it out again without deadlock.
-    lock: threading.RLock = field(default_factory=threading.RLock)
-    model: cobra.Model | None = None
-    in_use: int = 0  # threads inside checkout (holding or waiting): never evicted while > 0
-    last_used: float = field(default_factory=time.monotonic)
-
-
 class Store:
     """Workspaces, models, media and results, persisted under `state_dir`; thread-safe."""
 
@@ -116,12 +100,7 @@ class Store:
             )
         self.state_dir = Path(state_dir)
         self.models_dir = self.state_dir / MODELS_DIR
-        self.cache_max_models = cache_max_models
-        self.cache_max_bytes = cache_max_bytes
-        self.idle_seconds = idle_seconds
-        self._cache: OrderedDict[tuple[str, str], _CacheEntry] = OrderedDict()  # LRU first
-        self._cache_lock = threading.Lock()
-        self._hits = self._misses = self._evictions = 0
+        self.cache = ModelCache(cache_max_models, cache_max_bytes, idle_seconds)
         self._lock_fd: int | None = None
         self.db = Database(self.state_dir / DB_FILE_NAME)
         try:
@@ -139,8 +118,7 @@ class Store:
     def close(self) -> None:
         """Close the database and drop the cache. Idempotent."""
         self.db.close()
-        with self._cache_lock:
-            self._cache.clear()
+        self.cache.clear()
         if self._lock_fd is not None:
             os.close(self._lock_fd)  # releases the advisory lock
             self._lock_fd = None
@@ -281,9 +259,7 @@ class Store:
         if deleted is None:
             raise self._model_not_found(workspace, model_id)
         row, file_name = deleted
-        with self._cache_lock:
-            # A thread inside checkout keeps its object; the entry just leaves the cache.
-            self._cache.pop((workspace, model_id), None)
+        self.cache.drop((workspace, model_id))  # a thread inside checkout keeps its object
         try:
             (self.models_dir / workspace / file_name).unlink(missing_ok=True)
         except OSError as exc:  # the row is gone; the orphan file is removed at the next open
@@ -313,31 +289,9 @@ class Store:
         if found is None:
             raise self._model_not_found(workspace, model_id)
         row, file_name = found
-        key = (workspace, model_id)
-        with self._cache_lock:
-            entry = self._cache.get(key)
-            if entry is None or entry.file_name != file_name:  # new, or deleted and re-added
-                entry = _CacheEntry(key, file_name, row.file_sha256, MODEL_BYTES_PER_JSON_BYTE * row.file_size)
-                self._cache[key] = entry
-            self._cache.move_to_end(key)
-            entry.in_use += 1
-        try:
-            with entry.lock:
-                if entry.model is None:
-                    entry.model = self._load_model_file(row, file_name)
-                    with self._cache_lock:
-                        self._misses += 1
-                else:
-                    with self._cache_lock:
-                        self._hits += 1
-                yield entry.model
-        finally:
-            with self._cache_lock:
-                entry.in_use -= 1
-                entry.last_used = time.monotonic()
-                if entry.model is None and entry.in_use == 0 and self._cache.get(key) is entry:
-                    del self._cache[key]  # load failed: do not keep an empty slot
-                self._enforce_bounds_locked()
+        with self.cache.checkout((workspace, model_id), file_name, MODEL_BYTES_PER_JSON_BYTE * row.file_size,
+                                 lambda: self._load_model_file(row, file_name)) as model:
+            yield model
 
     def model_data(self, workspace: str, model_id: str) -> bytes:
         """The stored COBRApy JSON of a model (checksum verified), e.g. to hand to a worker process."""
@@ -378,53 +332,32 @@ class Store:
             raise self._corrupt(row, path, f"sha256 {digest} does not match the recorded {row.file_sha256}")
         return data
 
-    def _enforce_bounds_locked(self) -> None:
-        """Evict least-recently-used idle entries until both bounds hold (in-use ones are skipped)."""
-        while len(self._cache) > self.cache_max_models or self._cache_bytes_locked() > self.cache_max_bytes:
-            victim = next((k for k, e in self._cache.items() if e.in_use == 0), None)
-            if victim is None:
-                return
-            _release(self._cache.pop(victim))
-            self._evictions += 1
+    @property
+    def cache_max_models(self) -> int:
+        return self.cache.max_models
 
-    def _cache_bytes_locked(self) -> int:
-        return sum(e.estimated_bytes for e in self._cache.values())
+    @property
+    def cache_max_bytes(self) -> int:
+        return self.cache.max_bytes
+
+    @cache_max_bytes.setter
+    def cache_max_bytes(self, value: int) -> None:
+        self.cache.max_bytes = value
+
+    @property
+    def idle_seconds(self) -> float:
+        return self.cache.idle_seconds
 
     def evict_idle(self, now: float | None = None) -> int:
-        """Drop cache entries unused for more than `idle_seconds`; returns how many.
-
-        `now` is on the `time.monotonic()` clock (default: the current value). Call it from a timer;
-        stored models are never affected, they are reloaded on the next checkout.
-        """
-        now = time.monotonic() if now is None else now
-        with self._cache_lock:
-            idle = [k for k, e in self._cache.items() if e.in_use == 0 and now - e.last_used > self.idle_seconds]
-            for key in idle:
-                _release(self._cache.pop(key))
-            self._evictions += len(idle)
-        if idle:
-            log.debug("evicted %d idle model(s) from the cache", len(idle))
-        return len(idle)
+        """Drop cached models unused for more than `idle_seconds` (see ModelCache.evict_idle)."""
+        return self.cache.evict_idle(now)
 
     def cache_stats(self) -> dict[str, Any]:
-        with self._cache_lock:
-            return {
-                "entries": len(self._cache),
-                "loaded": sum(1 for e in self._cache.values() if e.model is not None),
-                "in_use": sum(1 for e in self._cache.values() if e.in_use > 0),
-                "estimated_bytes": self._cache_bytes_locked(),
-                "hits": self._hits,
-                "misses": self._misses,
-                "evictions": self._evictions,
-                "max_models": self.cache_max_models,
-                "max_bytes": self.cache_max_bytes,
-                "idle_seconds": self.idle_seconds,
-            }
+        return self.cache.stats()
 
     def cached_model_ids(self, workspace: str) -> list[str]:
         """Ids of the workspace's models currently in the cache, least recently used first."""
-        with self._cache_lock:
-            return [mid for (ws, mid) in self._cache if ws == workspace]
+        return self.cache.model_ids(workspace)
 
     # ---- media
 
@@ -634,15 +567,7 @@ def derived_model_id(store: Store, workspace: str, parent_id: str, suffix: str =
 # ---- helpers
 
 
-def _release(entry: _CacheEntry) -> None:
-    """An evicted model is never used again (idle entries are not checked out): free its solver
-    problem and sympy's caches, which otherwise keep it in memory (benchmarks/store_fba.py)."""
-    if entry.model is not None:
-        release_model(entry.model)
-        entry.model = None
-        from sympy.core.cache import clear_cache
 
-        clear_cache()
 
 
 def _to_json(value: dict[str, Any], what: str) -> str:
