@@ -18,6 +18,7 @@ import cobra
 import pytest
 
 from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
+from gem_flux_mcp.server.hints import add_hints
 from gem_flux_mcp.store import MediaRow, ModelRow, Store, derived_model_id
 from gem_flux_mcp.store.db import DB_FILE_NAME
 from gem_flux_mcp.store.row_mapping import RESULTS_KEPT_PER_KIND
@@ -154,10 +155,14 @@ def test_not_found_details_and_suggestions(store: Store) -> None:
         store.get_model_row(WS, "m1.drft")
     err = info.value
     assert err.details == {"model_id": "m1.drft", "available_models": ["m0.draft", "m1.draft", "m2.draft"],
-                           "num_available": 3}
-    assert any("list_models" in s for s in err.suggestions)
-    assert "m1.draft" in err.suggestions[0]  # did-you-mean
-    assert err.valid_next_steps and err.example_call == {"tool": "list_models", "arguments": {}}
+                           "num_available": 3, "did_you_mean": ["m1.draft", "m2.draft", "m0.draft"]}
+    assert err.suggestions == ["Did you mean 'm1.draft', 'm2.draft', 'm0.draft'?"]  # the store names no tools
+    assert err.valid_next_steps == [] and err.example_call is None
+    # the server's boundary adds what to call next (server/hints.py)
+    hinted = add_hints(err)
+    assert hinted.suggestions[0].startswith("Did you mean 'm1.draft'")
+    assert any("list_models" in s for s in hinted.suggestions)
+    assert hinted.valid_next_steps and hinted.example_call == {"tool": "list_models", "arguments": {}}
 
 
 def test_list_models_order_and_speed(store: Store) -> None:
@@ -417,7 +422,9 @@ def test_corrupt_or_missing_model_file(store: Store) -> None:
         pass
     assert info.value.code == "MODEL_FILE_CORRUPT"
     assert info.value.details["model_id"] == "c.draft"
-    assert any("delete_model" in s for s in info.value.suggestions)
+    hinted = add_hints(info.value)  # the recovery advice is added at the server boundary
+    assert any("delete_model" in s for s in hinted.suggestions)
+    assert hinted.example_call == {"tool": "delete_model", "arguments": {"model_id": "c.draft"}}
     assert store.cache_stats()["entries"] == 0  # the failed load leaves no empty slot
     path.unlink()
     with pytest.raises(DatabaseError) as info, store.checkout(WS, "c.draft"):

@@ -26,6 +26,7 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ServerError
 from gem_flux_mcp.server import runtime
 from gem_flux_mcp.server.access import bind_request_workspace
+from gem_flux_mcp.server.hints import add_hints
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ def error_result(exc: BaseException, tool_name: str | None) -> ToolResult:
             details={"exception_type": type(exc).__name__},
             suggestions=["Retry once; if it fails again, report it with the arguments used."],
         )
-    envelope = exc.envelope(tool_name)
+    envelope = add_hints(exc).envelope(tool_name)
     with contextlib.suppress(GemFluxError):  # resources not loaded (start-up): nothing to scrub against
         envelope = runtime.get_file_area().scrub_payload(envelope)
     return error_envelope_result(envelope)

@@ -56,9 +56,8 @@ def check_model_name(name: str) -> None:
             details={"provided": name, "pattern": NAME_RE.pattern, "reserved_prefix": RESERVED_PREFIX},
             suggestions=[
                 "Use a name such as 'E_coli_K12' or 'strain-42'; the state suffix (.draft) is added for you.",
-                "Or omit model_name to get an automatic id.",
+                "Or omit the name to get an automatic id.",
             ],
-            example_call={"tool": "build_model", "arguments": {"model_name": "E_coli_K12"}},
         )
 
 
@@ -68,7 +67,6 @@ def check_model_id(model_id: str) -> None:
             ErrorCode.INVALID_MODEL_ID,
             f"Model id {model_id!r} is not valid.",
             details={"provided": repr(model_id), "pattern": MODEL_ID_RE.pattern},
-            suggestions=["Call list_models to see valid model ids."],
         )
 
 

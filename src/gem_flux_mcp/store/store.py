@@ -161,11 +161,7 @@ class Store:
                 ErrorCode.DUPLICATE_NAME,
                 f"A model named '{base}' already exists in this workspace ('{taken[0]}').",
                 details={"name": base, "existing_model_id": taken[0], "existing_model_ids": taken[:_MAX_LISTED_IDS]},
-                suggestions=[
-                    f"Choose another model_name (e.g. '{base}_2'), or omit it to get an automatic id.",
-                    f"Or delete the existing model first with delete_model(model_id='{taken[0]}').",
-                ],
-                valid_next_steps=["list_models", "delete_model"],
+                suggestions=[f"Choose another model name (e.g. '{base}_2'), or omit it to get an automatic id."],
             )
         return f"{base}.{suffix}"
 
@@ -392,11 +388,7 @@ class Store:
                 ErrorCode.DUPLICATE_NAME,
                 f"A medium named '{row.media_id}' already exists in this workspace.",
                 details={"name": row.media_id, "existing_media_id": row.media_id},
-                suggestions=[
-                    f"Choose another media name (e.g. '{row.media_id}_2'), or omit it to get an automatic id.",
-                    f"Or delete the existing medium first with delete_media(media_id='{row.media_id}').",
-                ],
-                valid_next_steps=["list_media", "delete_media"],
+                suggestions=[f"Choose another media name (e.g. '{row.media_id}_2'), or omit it for an automatic id."],
             )
         return stored
 
@@ -485,18 +477,13 @@ class Store:
 
     def _model_not_found(self, workspace: str, model_id: str) -> NotFoundError:
         ids, total = self.db.model_ids(workspace, _MAX_LISTED_IDS)
-        suggestions = ["Call list_models to see the model ids of this workspace."]
         close = difflib.get_close_matches(model_id, ids, n=3, cutoff=0.6)
-        if close:
-            suggestions.insert(0, f"Did you mean {', '.join(repr(c) for c in close)}?")
-        suggestions.append("Model ids are case-sensitive and include the state suffix, e.g. 'E_coli.draft.gf'.")
         return NotFoundError(
             ErrorCode.MODEL_NOT_FOUND,
             f"Model '{model_id}' does not exist in this workspace.",
-            details={"model_id": model_id, "available_models": ids, "num_available": total},
-            suggestions=suggestions,
-            valid_next_steps=["list_models", "build_model", "import_model"],
-            example_call={"tool": "list_models", "arguments": {}},
+            details={"model_id": model_id, "available_models": ids, "num_available": total,
+                     **({"did_you_mean": close} if close else {})},
+            suggestions=[f"Did you mean {', '.join(repr(c) for c in close)}?"] if close else [],
         )
 
     def _model_id_exists(self, workspace: str, model_id: str) -> ValidationError:
@@ -504,25 +491,18 @@ class Store:
             ErrorCode.MODEL_ID_EXISTS,
             f"A model with id '{model_id}' already exists in this workspace.",
             details={"model_id": model_id, "workspace": workspace},
-            suggestions=[
-                "Use a different model name, or delete the existing model first with delete_model.",
-            ],
-            valid_next_steps=["list_models", "delete_model"],
+            suggestions=["Use a different model name."],
         )
 
     def _media_not_found(self, workspace: str, media_id: str) -> NotFoundError:
         ids, total = self.db.media_ids(workspace, _MAX_LISTED_IDS)
-        suggestions = ["Call list_media to see the media of this workspace (predefined media included)."]
         close = difflib.get_close_matches(media_id, ids, n=3, cutoff=0.6)
-        if close:
-            suggestions.insert(0, f"Did you mean {', '.join(repr(c) for c in close)}?")
         return NotFoundError(
             ErrorCode.MEDIA_NOT_FOUND,
             f"Medium '{media_id}' does not exist in this workspace.",
-            details={"media_id": media_id, "available_media": ids, "num_available": total},
-            suggestions=suggestions,
-            valid_next_steps=["list_media", "build_media"],
-            example_call={"tool": "list_media", "arguments": {}},
+            details={"media_id": media_id, "available_media": ids, "num_available": total,
+                     **({"did_you_mean": close} if close else {})},
+            suggestions=[f"Did you mean {', '.join(repr(c) for c in close)}?"] if close else [],
         )
 
     @staticmethod
@@ -531,11 +511,6 @@ class Store:
             ErrorCode.MODEL_FILE_CORRUPT,
             f"The stored file of model '{row.model_id}' is damaged: {reason}.",
             details={"model_id": row.model_id, "path": str(path), "reason": reason},
-            suggestions=[
-                "The model cannot be loaded. Delete it with delete_model and rebuild or re-import it.",
-            ],
-            valid_next_steps=["delete_model", "build_model", "import_model"],
-            example_call={"tool": "delete_model", "arguments": {"model_id": row.model_id}},
         )
 
 

@@ -109,9 +109,6 @@ class BiochemIndex:
                 f"Compound '{cid}' is not in the ModelSEED database.",
                 details={"compound_id": cid,
                          "searched_in": f"compounds.tsv ({self.compound_count} compounds)"},
-                suggestions=["Check the id, or search by name with search_compounds."],
-                valid_next_steps=["search_compounds"],
-                example_call={"tool": "search_compounds", "arguments": {"query": "glucose"}},
             )
         return self._compound_record(row)
 
@@ -234,9 +231,6 @@ class BiochemIndex:
                 f"Reaction '{rid}' is not in the ModelSEED database.",
                 details={"reaction_id": rid,
                          "searched_in": f"reactions.tsv ({self.reaction_count} reactions)"},
-                suggestions=["Check the id, or search by name or EC number with search_reactions."],
-                valid_next_steps=["search_reactions"],
-                example_call={"tool": "search_reactions", "arguments": {"query": "pyruvate kinase"}},
             )
         return self._reaction_record(row)
 
