@@ -16,6 +16,7 @@ import pytest
 
 from gem_flux_mcp.errors import LibraryError
 from gem_flux_mcp.modeling.rast import annotate_with_rast
+from gem_flux_mcp.server.hints import add_hints
 from mcp_client import call, call_while_probing, stdio_client
 
 pytestmark = pytest.mark.anyio
@@ -224,7 +225,9 @@ def test_rast_failures_give_a_clear_error(fake_rast: str) -> None:
     with pytest.raises(LibraryError) as info:
         annotate_with_rast({"g1": "MKV"}, url="http://127.0.0.1:9/unreachable", timeout_s=2)
     assert "unreachable" in info.value.message
-    assert info.value.envelope("build_model")["example_call"]["arguments"] == {"annotate_with_rast": False}
+    # the client is shown how to build offline instead (added at the server boundary)
+    hinted = add_hints(info.value, "build_model").envelope("build_model")
+    assert hinted["example_call"]["arguments"] == {"annotate_with_rast": False}
 
 
 async def test_build_with_rast_records_rast_evidence(server_env: dict[str, str], fake_rast: str,

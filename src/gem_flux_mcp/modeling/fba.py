@@ -52,10 +52,7 @@ def check_objective(model: cobra.Model, objective: object, model_id: str) -> str
             details={"requested_objective": objective, "model_id": model_id,
                      "suggested_objectives": suggested, "total_reactions": len(model.reactions)},
             suggestions=[f"Use one of {', '.join(suggested)}." if suggested
-                         else "Pass the id of a reaction in the model (see get_model)."],
-            valid_next_steps=["run_fba", "get_model"],
-            example_call={"tool": "run_fba", "arguments": {"model_id": model_id,
-                                                           "objective": suggested[0] if suggested else "bio1"}},
+                         else "Pass the id of a reaction in the model."],
         )
     return objective.strip()
 
@@ -102,11 +99,9 @@ def run_fba(
             f"Model {model_id} has no feasible flux distribution on medium {media_id}.",
             details={"model_id": model_id, "media_id": media_id, "objective": objective,
                      "num_constraints": len(model.metabolites), "num_variables": len(model.reactions)},
-            suggestions=(["Draft models usually cannot grow yet: gapfill first (gapfill_model)."] if is_draft else [])
+            suggestions=(["Draft models usually cannot grow yet: gapfill it on this medium first."] if is_draft else [])
             + ["Check that the medium provides carbon, nitrogen, phosphate and sulfur sources.",
                "Fixed lower bounds above zero (e.g. maintenance) can make the model infeasible."],
-            valid_next_steps=["gapfill_model", "list_media", "build_media"],
-            example_call={"tool": "gapfill_model", "arguments": {"model_id": model_id, "media_id": media_id}},
         )
     if status == "unbounded":
         open_ex = [e.reaction_id for e in exchanges
@@ -117,9 +112,8 @@ def run_fba(
             f"The objective of model {model_id} is unbounded on medium {media_id}.",
             details={"model_id": model_id, "media_id": media_id, "objective": objective,
                      "unbounded_exchanges": open_ex[:10], "unbounded_count": len(open_ex)},
-            suggestions=["Give every uptake a finite bound in the medium (build_media custom_bounds).",
+            suggestions=["Give every uptake a finite bound in the medium.",
                          "Check for reactions with infinite bounds around the objective."],
-            valid_next_steps=["build_media", "run_fba"],
         )
     if status != "optimal" or fluxes is None:
         raise LibraryError(

@@ -51,8 +51,8 @@ class SolverDeadline:
                 ErrorCode.GAPFILL_TIMEOUT,
                 f"Gapfilling did not finish within its {self.seconds:.0f} s solver time limit.",
                 details={"time_limit_s": self.seconds},
-                suggestions=["Retry with a lower target_growth_rate or a richer medium.",
-                             "Run gapfill_model with gapfill_mode='genomescale_only' to skip ATP correction."],
+                suggestions=["Retry with a lower target growth rate or a richer medium.",
+                             "Skip the ATP correction stage (mode 'genomescale_only')."],
             )
         return left
 

@@ -30,11 +30,6 @@ def media_type(num_compounds: int) -> Literal["minimal", "rich"]:
     return "minimal" if num_compounds < RICH_THRESHOLD else "rich"
 
 
-_EXAMPLE = {"tool": "build_media", "arguments": {
-    "compounds": ["cpd00027", "cpd00007", "cpd00001", "cpd00009", "cpd00013"],
-    "default_uptake": 10.0, "custom_bounds": {"cpd00027": [-5, 100]}}}
-
-
 def validate_media_request(
     compounds: object,
     default_uptake: object,
@@ -43,7 +38,6 @@ def validate_media_request(
 ) -> dict[str, tuple[float, float]]:
     """The medium as {cpd: (lower, upper)} in input order, or a ValidationError naming every
     offending entry. `known` returns which of the given ids exist in the database."""
-    example = _EXAMPLE
     compounds = check_compounds_list(compounds)
     normalized: list[str] = []
     malformed: list[Any] = []
@@ -58,8 +52,7 @@ def validate_media_request(
             f"{len(malformed)} compound id(s) are not ModelSEED ids (cpd + 5 digits): "
             f"{', '.join(map(str, malformed[:10]))}.",
             details={"malformed_ids": malformed[:50], "total_provided": len(compounds)},
-            suggestions=["Use search_compounds to turn names into ids (e.g. 'glucose' -> cpd00027)."],
-            valid_next_steps=["search_compounds"], example_call=example,
+            suggestions=["ModelSEED compound ids look like 'cpd00027' (D-Glucose); names must be looked up first."],
         )
     duplicates = sorted({c for c in normalized if normalized.count(c) > 1})
     if duplicates:
@@ -68,8 +61,7 @@ def validate_media_request(
             f"Compound ids appear more than once: {', '.join(duplicates)}.",
             details={"duplicate_ids": duplicates},
             suggestions=["List each compound once; set its bounds with custom_bounds."],
-            example_call=example,
-        )
+                    )
     existing = known(normalized)
     missing = [c for c in normalized if c not in existing]
     if missing:
@@ -78,12 +70,11 @@ def validate_media_request(
             f"{len(missing)} compound id(s) are not in the ModelSEED database: {', '.join(missing[:10])}.",
             details={"invalid_ids": missing, "valid_ids": [c for c in normalized if c in existing],
                      "total_provided": len(normalized), "total_invalid": len(missing)},
-            suggestions=["Check the ids with get_compound_name, or find them with search_compounds."],
-            valid_next_steps=["search_compounds", "get_compound_name"], example_call=example,
+            suggestions=["Check the ids: they must exist in the ModelSEED database."],
         )
     uptake = check_default_uptake(default_uptake)
     medium = {cpd: (-uptake, DEFAULT_SECRETION) for cpd in normalized}
-    for cpd, bounds in _custom_bounds(custom_bounds, normalized, example).items():
+    for cpd, bounds in _custom_bounds(custom_bounds, normalized).items():
         medium[cpd] = bounds
     return medium
 
@@ -94,9 +85,7 @@ def check_compounds_list(compounds: object) -> list[Any]:
             ErrorCode.EMPTY_COMPOUNDS_LIST,
             "compounds must be a non-empty list of ModelSEED compound ids.",
             details={"provided": compounds if isinstance(compounds, list) else repr(compounds)[:80]},
-            suggestions=["Give at least one id such as 'cpd00027' (D-Glucose).",
-                         "Use search_compounds to find ids by name."],
-            valid_next_steps=["search_compounds", "build_media"], example_call=_EXAMPLE,
+            suggestions=["Give at least one id such as 'cpd00027' (D-Glucose)."],
         )
     return compounds
 
@@ -111,7 +100,6 @@ def check_default_uptake(default_uptake: object) -> float:
             details={"provided": default_uptake if uptake is not None else repr(default_uptake)[:40],
                      "valid_range": [0, MAX_UPTAKE], "typical_range": [10, 100]},
             suggestions=["Use a positive uptake such as 10 or 100; it becomes the lower bound -uptake."],
-            example_call={"tool": "build_media", "arguments": {"compounds": ["cpd00027"], "default_uptake": 10.0}},
         )
     return uptake
 
@@ -123,13 +111,13 @@ def _number(value: object) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def _custom_bounds(raw: object, compounds: list[str], example: dict[str, Any]) -> dict[str, tuple[float, float]]:
+def _custom_bounds(raw: object, compounds: list[str]) -> dict[str, tuple[float, float]]:
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
         raise ValidationError(ErrorCode.INVALID_BOUNDS_FORMAT,
                               "custom_bounds must be an object {cpd id: [lower, upper]}.",
-                              details={"provided": repr(raw)[:80]}, example_call=example)
+                              details={"provided": repr(raw)[:80]})
     result: dict[str, tuple[float, float]] = {}
     not_listed: list[Any] = []
     bad_format: list[Any] = []
@@ -154,7 +142,7 @@ def _custom_bounds(raw: object, compounds: list[str], example: dict[str, Any]) -
             ErrorCode.COMPOUND_NOT_IN_LIST,
             f"custom_bounds names compounds that are not in `compounds`: {', '.join(map(str, not_listed))}.",
             details={"compounds_not_in_list": not_listed},
-            suggestions=["Add them to `compounds`, or remove them from custom_bounds."], example_call=example,
+            suggestions=["Add them to `compounds`, or remove them from custom_bounds."],
         )
     if bad_format:
         raise ValidationError(
@@ -162,16 +150,14 @@ def _custom_bounds(raw: object, compounds: list[str], example: dict[str, Any]) -
             f"custom_bounds entries must be [lower, upper] numbers: {', '.join(map(str, bad_format))}.",
             details={"invalid_entries": bad_format},
             suggestions=["Write bounds as two numbers, e.g. [-5, 100] (uptake up to 5, secretion up to 100)."],
-            example_call=example,
-        )
+                    )
     if out_of_order:
         raise ValidationError(
             ErrorCode.BOUNDS_OUT_OF_ORDER,
             "custom_bounds has lower > upper for: " + ", ".join(str(e["compound"]) for e in out_of_order) + ".",
             details={"invalid_entries": out_of_order},
             suggestions=["Negative lower = uptake limit, positive upper = secretion limit; lower <= upper."],
-            example_call=example,
-        )
+                    )
     return result
 
 

@@ -48,7 +48,6 @@ def annotate_with_rast(
             details={"rast_url": url, **details},
             suggestions=["Build offline instead: annotate_with_rast=false (header names and homology).",
                          "Or retry later; RAST is an internet service."],
-            example_call={"tool": "build_model", "arguments": {"annotate_with_rast": False}},
         )
 
     try:

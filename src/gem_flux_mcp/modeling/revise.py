@@ -103,9 +103,8 @@ def validate_plan(model: cobra.Model, add: object, remove: object, bounds: objec
             f"{len(bad)} reaction change(s) cannot be applied: "
             + "; ".join(f"{k}: {v}" for k, v in list(bad.items())[:5]),
             details={"invalid_reactions": bad},
-            suggestions=["Reaction ids to add are database ids with a compartment, e.g. 'rxn00148_c0'; "
-                         "find them with search_reactions.", "See the model's reactions with get_model."],
-            valid_next_steps=["search_reactions", "get_model", "revise_model"],
+            suggestions=["Reaction ids to add are database ids with a compartment, e.g. 'rxn00148_c0'; reaction "
+                         "ids to remove or bound are the model's own."],
         )
     genes = [str(g).strip() for g in _list(knockouts, "knockout_genes")]
     unknown = [g for g in genes if g not in model.genes]
@@ -113,7 +112,7 @@ def validate_plan(model: cobra.Model, add: object, remove: object, bounds: objec
         raise ValidationError(
             ErrorCode.INVALID_GENE, f"{len(unknown)} gene(s) are not in the model: {', '.join(unknown[:10])}.",
             details={"invalid_genes": unknown, "num_model_genes": len(model.genes)},
-            suggestions=["Use gene ids as stored in the model (get_model lists a preview)."],
+            suggestions=["Use gene ids as stored in the model."],
         )
     plan.knockouts = list(dict.fromkeys(genes))
     if plan.is_empty():
@@ -126,8 +125,7 @@ def validate_plan(model: cobra.Model, add: object, remove: object, bounds: objec
         raise ValidationError(
             ErrorCode.WOULD_EMPTY, "This revision would leave the model without reactions.",
             details={"reactions_now": len(model.reactions), "removing": len(set(plan.remove))},
-            suggestions=["Remove fewer reactions; to discard the model use delete_model."],
-            valid_next_steps=["delete_model"],
+            suggestions=["Remove fewer reactions."],
         )
     return plan
 

@@ -39,8 +39,8 @@ LARGE_ARGUMENTS = {"protein_sequences": (200_000, 100_000)}  # argument -> (max 
 # lengths: FastMCP refuses values outside them before the tool runs) to the check that gives the
 # same refusal its own error code and recovery hints, as when the service itself refuses it.
 ARGUMENT_CHECKS: dict[tuple[str, str], Callable[[Any], object]] = {
-    ("search_compounds", "limit"): lambda v: check_search_limit(v, "search_compounds"),
-    ("search_reactions", "limit"): lambda v: check_search_limit(v, "search_reactions"),
+    ("search_compounds", "limit"): check_search_limit,
+    ("search_reactions", "limit"): check_search_limit,
     ("build_media", "compounds"): check_compounds_list,
     ("build_media", "default_uptake"): check_default_uptake,
     ("get_model", "limit"): check_limit,

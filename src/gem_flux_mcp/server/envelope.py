@@ -68,7 +68,7 @@ def error_result(exc: BaseException, tool_name: str | None) -> ToolResult:
             details={"exception_type": type(exc).__name__},
             suggestions=["Retry once; if it fails again, report it with the arguments used."],
         )
-    envelope = add_hints(exc).envelope(tool_name)
+    envelope = add_hints(exc, tool_name).envelope(tool_name)
     with contextlib.suppress(GemFluxError):  # resources not loaded (start-up): nothing to scrub against
         envelope = runtime.get_file_area().scrub_payload(envelope)
     return error_envelope_result(envelope)

@@ -17,7 +17,7 @@ from typing import Any
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError
 
-Example = Callable[[Mapping[str, Any]], dict[str, Any] | None]
+Example = Callable[[Mapping[str, Any], str | None], dict[str, Any] | None]  # (details, tool) -> call
 
 
 @dataclass(frozen=True)
@@ -30,14 +30,81 @@ class Hint:
 def _call(tool: str, **arguments: Any) -> Example:
     """An example call whose arguments may name details as '{field}'."""
 
-    def build(details: Mapping[str, Any]) -> dict[str, Any] | None:
-        filled = {k: _fill(v, details) if isinstance(v, str) else v for k, v in arguments.items()}
-        return None if any(v is None for v in filled.values()) else {"tool": tool, "arguments": filled}
+    def build(details: Mapping[str, Any], tool_name: str | None) -> dict[str, Any] | None:
+        filled = {_fill(k, details): _fill(v, details) if isinstance(v, str) else v for k, v in arguments.items()}
+        if None in filled or any(v is None for v in filled.values()):
+            return None  # a detail the example needs is missing
+        return {"tool": tool, "arguments": filled}
 
     return build
 
 
+def _same_tool(**arguments: Any) -> Example:
+    """An example call of the tool that failed (arguments may name details as '{field}')."""
+
+    def build(details: Mapping[str, Any], tool_name: str | None) -> dict[str, Any] | None:
+        return _call(tool_name, **arguments)(details, tool_name) if tool_name else None
+
+    return build
+
+
+def _only_for(tool: str, example: Example) -> Example:
+    def build(details: Mapping[str, Any], tool_name: str | None) -> dict[str, Any] | None:
+        return example(details, tool_name) if tool_name == tool else None
+
+    return build
+
+
+def _objective_example(details: Mapping[str, Any], tool_name: str | None) -> dict[str, Any] | None:
+    suggested = details.get("suggested_objectives") or ["bio1"]
+    return {"tool": "run_fba", "arguments": {"model_id": details.get("model_id"), "objective": suggested[0]}}
+
+
+def _search_instead(details: Mapping[str, Any], tool_name: str | None) -> dict[str, Any] | None:
+    kind, provided = details.get("kind"), details.get("provided")
+    if kind not in ("compound", "reaction") or not isinstance(provided, str):
+        return None
+    return {"tool": f"search_{kind}s", "arguments": {"query": provided.strip()[:60], "limit": 5}}
+
+
+_MEDIUM_EXAMPLE = _only_for("build_media", _call(
+    "build_media", compounds=["cpd00027", "cpd00007", "cpd00001", "cpd00009", "cpd00013"], default_uptake=10.0,
+    custom_bounds={"cpd00027": [-5, 100]}))
+_MEDIUM_CODES = (ErrorCode.EMPTY_COMPOUNDS_LIST, ErrorCode.DUPLICATE_COMPOUND_IDS, ErrorCode.COMPOUND_NOT_IN_LIST,
+                 ErrorCode.INVALID_BOUNDS_FORMAT, ErrorCode.BOUNDS_OUT_OF_ORDER, ErrorCode.NEGATIVE_UPTAKE,
+                 ErrorCode.INVALID_DEFAULT_UPTAKE)
+_SEARCH_ARGUMENT_CODES = (ErrorCode.EMPTY_QUERY, ErrorCode.INVALID_QUERY, ErrorCode.QUERY_TOO_LONG,
+                          ErrorCode.INVALID_LIMIT)
+
 HINTS: dict[ErrorCode, Hint] = {
+    **{code: Hint((), (), _MEDIUM_EXAMPLE) for code in _MEDIUM_CODES},
+    ErrorCode.EMPTY_COMPOUNDS_LIST: Hint(("Use search_compounds to find ids by name.",),
+                                         ("search_compounds", "build_media"), _MEDIUM_EXAMPLE),
+    ErrorCode.INVALID_COMPOUND_IDS: Hint(
+        ("Use search_compounds to turn names into ids (e.g. 'glucose' -> cpd00027); get_compound_name checks one.",),
+        ("search_compounds", "get_compound_name"), _MEDIUM_EXAMPLE),
+    **{code: Hint((), (), _same_tool(query="{query}", limit=10)) for code in _SEARCH_ARGUMENT_CODES},
+    ErrorCode.EMPTY_ID: Hint((), (), _same_tool(**{"{argument}": "{example_id}"})),
+    ErrorCode.INVALID_ID_FORMAT: Hint(
+        ("search_compounds and search_reactions find ids by name, formula, EC number or external id.",),
+        ("search_compounds", "search_reactions"), _search_instead),
+    ErrorCode.INVALID_REACTION: Hint(
+        ("Find database reaction ids with search_reactions; get_model shows the model.",),
+        ("search_reactions", "get_model", "revise_model")),
+    ErrorCode.INVALID_GENE: Hint(("get_model lists a preview of the model's genes.",), ("get_model",)),
+    ErrorCode.WOULD_EMPTY: Hint(("To discard the model, use delete_model.",), ("delete_model",)),
+    ErrorCode.INVALID_OBJECTIVE: Hint(("get_model shows the model's objective.",), ("run_fba", "get_model"),
+                                      _objective_example),
+    ErrorCode.MODEL_INFEASIBLE: Hint(
+        ("gapfill_model adds the reactions a model needs to grow on a medium.",),
+        ("gapfill_model", "list_media", "build_media"), _call("gapfill_model", model_id="{model_id}",
+                                                              media_id="{media_id}")),
+    ErrorCode.MODEL_UNBOUNDED: Hint(("build_media's custom_bounds sets finite uptake bounds.",),
+                                    ("build_media", "run_fba")),
+    ErrorCode.GAPFILL_TIMEOUT: Hint(("gapfill_model(gapfill_mode='genomescale_only') skips ATP correction.",)),
+    ErrorCode.GAPFILL_INFEASIBLE: Hint((), ("build_media", "gapfill_model", "list_media")),
+    ErrorCode.NO_BIOMASS_OBJECTIVE: Hint(("revise_model can set bounds; import a model with a bio1 reaction.",)),
+    ErrorCode.RAST_ANNOTATION_ERROR: Hint((), (), _call("build_model", annotate_with_rast=False)),
     ErrorCode.MODEL_NOT_FOUND: Hint(
         ("Call list_models to see the model ids of this workspace.",
          "Model ids are case-sensitive and include the state suffix, e.g. 'E_coli.draft.gf'."),
@@ -67,8 +134,9 @@ HINTS: dict[ErrorCode, Hint] = {
 }
 
 
-def add_hints(error: GemFluxError) -> GemFluxError:
-    """Add the hint's suggestions after the error's own; fill empty next steps and example call."""
+def add_hints(error: GemFluxError, tool_name: str | None = None) -> GemFluxError:
+    """Add the hint's suggestions after the error's own; fill empty next steps and example call
+    (`tool_name`: the tool that failed, for examples that call it again)."""
     hint = HINTS.get(error.code)
     if hint is None:
         return error
@@ -77,7 +145,7 @@ def add_hints(error: GemFluxError) -> GemFluxError:
     if not error.valid_next_steps:
         error.valid_next_steps = list(hint.next_steps)
     if error.example_call is None and hint.example is not None:
-        error.example_call = hint.example(error.details)
+        error.example_call = hint.example(error.details, tool_name)
     return error
 
 

@@ -204,7 +204,7 @@ class BiochemIndex:
         }
 
     def search_compounds(self, query: object, limit: object = 10) -> dict[str, Any]:
-        text, n = validate_search_args(query, limit, "search_compounds")
+        text, n = validate_search_args(query, limit)
         hits = self._search(0, text, n)
         con = self._connect()
         rows = {r["rowid"]: r for r in _fetch_rows(con, "compounds", [h.rowid for h in hits])}
@@ -263,7 +263,7 @@ class BiochemIndex:
         }
 
     def search_reactions(self, query: object, limit: object = 10) -> dict[str, Any]:
-        text, n = validate_search_args(query, limit, "search_reactions")
+        text, n = validate_search_args(query, limit)
         hits = self._search(1, text, n)
         con = self._connect()
         rows = {r["rowid"]: r for r in _fetch_rows(con, "reactions", [h.rowid for h in hits])}

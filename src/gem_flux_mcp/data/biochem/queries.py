@@ -54,19 +54,15 @@ class Hit:
 
 def normalize_id(raw: object, kind: str) -> str:
     """Trim, lower-case and strip a model compartment suffix; reject anything else clearly."""
-    pattern, example, tool = (
-        (COMPOUND_ID, "cpd00027", "search_compounds")
-        if kind == "compound"
-        else (REACTION_ID, "rxn00148", "search_reactions")
-    )
+    pattern, example = (COMPOUND_ID, "cpd00027") if kind == "compound" else (REACTION_ID, "rxn00148")
     param = f"{kind}_id"
     if not isinstance(raw, str) or not raw.strip():
         raise ValidationError(
             ErrorCode.EMPTY_ID if isinstance(raw, str) else ErrorCode.INVALID_ID_FORMAT,
             f"{param} must be a non-empty string like '{example}'.",
-            details={"provided": raw if isinstance(raw, str | int | float) else str(raw)},
+            details={"provided": raw if isinstance(raw, str | int | float) else str(raw), "kind": kind,
+                     "argument": param, "example_id": example},
             suggestions=[f"Pass a ModelSEED {kind} id such as '{example}'."],
-            example_call={"tool": f"get_{kind}_name", "arguments": {param: example}},
         )
     value = raw.strip().lower()
     suffixed = MODEL_SUFFIX.match(value)
@@ -78,49 +74,42 @@ def normalize_id(raw: object, kind: str) -> str:
             ErrorCode.INVALID_ID_FORMAT,
             f"'{shown}' is not a ModelSEED {kind} id (expected '{pattern.pattern[1:4]}' followed "
             f"by 5 digits, e.g. '{example}').",
-            details={"provided": shown, "expected_pattern": pattern.pattern},
-            suggestions=[
-                f"To find a {kind} by name or external id, call {tool} with that text.",
-            ],
-            valid_next_steps=[tool, f"get_{kind}_name"],
-            example_call={"tool": tool, "arguments": {"query": raw.strip()[:60], "limit": 5}},
+            details={"provided": shown, "expected_pattern": pattern.pattern, "kind": kind,
+                     "argument": param, "example_id": example},
+            suggestions=[f"A name or an external id must be looked up first: search the {kind}s with that text."],
         )
     return value
 
 
-def validate_search_args(query: object, limit: object, tool: str) -> tuple[str, int]:
+def validate_search_args(query: object, limit: object) -> tuple[str, int]:
     if not isinstance(query, str) or not query.strip():
         raise ValidationError(
             ErrorCode.EMPTY_QUERY,
             "query must be a non-empty string.",
             details={"provided": query if isinstance(query, str) else repr(query)[:60]},
             suggestions=["Search by name ('glucose'), id, formula, EC number or external id."],
-            example_call={"tool": tool, "arguments": {"query": "glucose", "limit": 10}},
         )
     if "\x00" in query:
-        raise ValidationError(ErrorCode.INVALID_QUERY, "query contains a NUL byte.", details={},
-                              example_call={"tool": tool, "arguments": {"query": "glucose", "limit": 10}})
+        raise ValidationError(ErrorCode.INVALID_QUERY, "query contains a NUL byte.", details={})
     text = " ".join(query.split())
     if len(text) > MAX_QUERY_LENGTH:
         raise ValidationError(
             ErrorCode.QUERY_TOO_LONG,
             f"query is {len(text)} characters long; the maximum is {MAX_QUERY_LENGTH}.",
-            details={"length": len(text), "max_length": MAX_QUERY_LENGTH},
+            details={"length": len(text), "max_length": MAX_QUERY_LENGTH, "query": text[:30]},
             suggestions=["Shorten the query to the distinctive part of a name or id."],
-            example_call={"tool": tool, "arguments": {"query": text[:30], "limit": 10}},
         )
-    return text.lower(), check_search_limit(limit, tool, text)
+    return text.lower(), check_search_limit(limit, text)
 
 
-def check_search_limit(limit: object, tool: str, query: str = "glucose") -> int:
+def check_search_limit(limit: object, query: str = "glucose") -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise ValidationError(
             ErrorCode.INVALID_LIMIT,
             f"limit must be an integer from 1 to {MAX_LIMIT}; got {limit!r}.",
             details={"provided": limit if isinstance(limit, int) else repr(limit)[:30],
-                     "min": 1, "max": MAX_LIMIT},
+                     "min": 1, "max": MAX_LIMIT, "query": query},
             suggestions=[f"Use a limit between 1 and {MAX_LIMIT} (default 10)."],
-            example_call={"tool": tool, "arguments": {"query": query, "limit": 10}},
         )
     return limit
 

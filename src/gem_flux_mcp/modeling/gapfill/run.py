@@ -79,7 +79,7 @@ def pick_objective(model: cobra.Model) -> str:
             ErrorCode.NO_BIOMASS_OBJECTIVE,
             "The model has no bio1 reaction and no single objective reaction to gapfill for.",
             details={"objective_reactions": ids},
-            suggestions=["Set one objective reaction (e.g. with revise_model) or import a model with bio1."],
+            suggestions=["Give the model one objective reaction, or use a model with a bio1 reaction."],
         )
     return ids[0]
 
@@ -138,7 +138,6 @@ def gapfill(model: cobra.Model, medium: Medium, options: GapfillOptions, *, geno
                 suggestions=["Check that the medium has carbon, nitrogen, phosphorus and sulfur sources.",
                              "Lower target_growth_rate (max_achievable_growth says what is possible)."
                              if best > 0 else "Try a richer medium (e.g. add amino acids or vitamins)."],
-                valid_next_steps=["build_media", "gapfill_model", "list_media"],
             )
     progress("verify", 0.9, "checking growth and energy with COBRApy")
     after = growth_on(work, medium, objective)
