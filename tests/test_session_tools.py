@@ -279,3 +279,46 @@ def test_unbounded_objective_is_an_infeasibility_error() -> None:
                     pfba=False, exchanges=media.resolve_exchanges(model), names=names, is_draft=False)
     assert info.value.code == "MODEL_UNBOUNDED"
     assert info.value.envelope("run_fba")["error_type"] == "infeasibility_error"
+
+
+@pytest.mark.anyio
+async def test_what_if_fba_equals_cobrapy_and_changes_nothing(server_env: dict[str, str], tmp_path: Path) -> None:
+    """Knockouts and bounds for one run_fba call: the same optimum as COBRApy with the same
+    changes made by hand, and the stored model unchanged afterwards."""
+    save_json_model(textbook(), str(tmp_path / "textbook.json"))
+    reference = textbook()
+    medium = {cpd: (-dict(reference.medium)[ex], 1000.0) for ex, cpd in TEXTBOOK_MEDIUM.items()}
+    cases: list[tuple[dict[str, Any], Any]] = [
+        ({"knockout_reactions": ["PGI"]}, lambda m: m.reactions.PGI.knock_out()),
+        ({"knockout_genes": ["b1852"]}, lambda m: m.genes.b1852.knock_out()),  # zwf: G6PDH2r
+        ({"reaction_bounds": {"EX_glc__D_e": [-4, 1000], "ATPM": [20, 1000]}},
+         lambda m: (setattr(m.reactions.EX_glc__D_e, "bounds", (-4, 1000)),
+                    setattr(m.reactions.ATPM, "bounds", (20, 1000)))),
+    ]
+    async with in_process_client(server_env) as client:
+        await call(client, "import_model", {"file_path": "textbook.json", "model_name": "tb"})
+        built = await call(client, "build_media", {"compounds": list(medium),
+                                                   "custom_bounds": {c: list(b) for c, b in medium.items()}})
+        base = {"model_id": "tb.draft", "media_id": built["media_id"], "objective": "Biomass_Ecoli_core"}
+        plain = await call(client, "run_fba", base)
+        for arguments, by_hand in cases:
+            with reference:
+                by_hand(reference)
+                expected = reference.slim_optimize()
+            answer = await call(client, "run_fba", {**base, **arguments})
+            assert answer["objective_value"] == pytest.approx(expected, abs=1e-6), arguments
+            assert answer["objective_value"] < plain["objective_value"] - 1e-3, arguments  # each change matters
+            assert answer["what_if"]["knocked_out_reactions"] == arguments.get("knockout_reactions", [])
+        gene = (await call(client, "run_fba", {**base, "knockout_genes": ["b1852"]}))["what_if"]
+        assert gene["reactions_blocked_by_genes"] == {"b1852": ["G6PDH2r"]}
+        again = await call(client, "run_fba", base)  # the stored (and cached) model is unchanged
+        assert again["objective_value"] == pytest.approx(plain["objective_value"], abs=1e-9)
+        assert "what_if" not in again
+        body = await call(client, "run_fba", {**base, "knockout_reactions": ["NOPE", "PGI", "ALSO_NOPE"]},
+                          error="INVALID_REACTION")
+        assert set(body["details"]["invalid_reactions"]) == {"NOPE", "ALSO_NOPE"}
+        await call(client, "run_fba", {**base, "knockout_genes": ["b9999"]}, error="INVALID_GENE")
+        await call(client, "run_fba", {**base, "reaction_bounds": {"PGI": [5, 1]}}, error="INVALID_REACTION")
+        recorded = await call(client, "get_model", {"model_id": "tb.draft", "include_predictions": True})
+        assert any(p["summary"].get("what_if", {}).get("knocked_out_reactions") == ["PGI"]
+                   for p in recorded["predictions"])

@@ -58,7 +58,7 @@ def parse_equation(equation_ids: str) -> tuple[dict[tuple[str, int], float], str
 
 
 def validate_plan(model: cobra.Model, add: object, remove: object, bounds: object, knockouts: object,
-                  lookup: ReactionLookup) -> RevisionPlan:
+                  lookup: ReactionLookup, *, allow_empty: bool = False) -> RevisionPlan:
     plan = RevisionPlan()
     bad: dict[str, str] = {}
     for raw in _list(add, "add_reactions"):
@@ -115,7 +115,7 @@ def validate_plan(model: cobra.Model, add: object, remove: object, bounds: objec
             suggestions=["Use gene ids as stored in the model."],
         )
     plan.knockouts = list(dict.fromkeys(genes))
-    if plan.is_empty():
+    if plan.is_empty() and not allow_empty:
         raise ValidationError(
             ErrorCode.EMPTY_REVISION, "A revision needs at least one change (add, remove, bounds or knockouts).",
             details={}, suggestions=["Pass add_reactions, remove_reactions, reaction_bounds or knockout_genes."],

@@ -7,7 +7,7 @@ from weakref import WeakKeyDictionary
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
-from gem_flux_mcp.modeling import fba, media
+from gem_flux_mcp.modeling import fba, media, whatif
 from gem_flux_mcp.services.workspace import Workspace, model_key
 
 MAX_FLUX_THRESHOLD = 1000.0  # mmol/gDW/h: above it nothing is listed
@@ -29,7 +29,10 @@ def check_flux_threshold(flux_threshold: object) -> float:
 
 
 def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object = "bio1", maximize: bool = True,
-            flux_threshold: object = 1e-6, pfba: bool = False) -> dict[str, Any]:
+            flux_threshold: object = 1e-6, pfba: bool = False, knockout_genes: object = None,
+            knockout_reactions: object = None, reaction_bounds: object = None) -> dict[str, Any]:
+    """FBA (or pFBA) on a medium; knockouts and bounds, when given, hold for this call only
+    (applied after the medium, reverted afterwards: the stored model never changes)."""
     key = model_key(model_id)
     threshold = check_flux_threshold(flux_threshold)
     row = ws.store.get_model_row(ws.workspace_id, key)
@@ -40,6 +43,7 @@ def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object
         exchanges = _EXCHANGES.get(model)
         if exchanges is None:
             exchanges = _EXCHANGES[model] = ws.exchanges(model)
+        changes = whatif.validate_what_if(model, knockout_genes, knockout_reactions, reaction_bounds)
         report = media.apply_medium(model, medium, exchanges)
         if not report.applied:
             raise ValidationError(
@@ -51,16 +55,21 @@ def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object
                 suggestions=["Use a medium made of compounds the model can exchange (see get_model).",
                              "Models outside the ModelSEED namespace are matched through BiGG ids."],
             )
+        applied = whatif.apply_what_if(model, changes) if not changes.is_empty() else None
         result = fba.run_fba(
             model, model_id=key, media_id=medium_id, objective=goal, maximize=bool(maximize),
             flux_threshold=threshold, pfba=bool(pfba), exchanges=exchanges, names=names,
             is_draft=row.state == "draft" and row.source == "built",
         )
     result["media_compounds_without_exchange"] = report.missing
+    if applied is not None:
+        result["what_if"] = applied
     ws.store.set_last_media(ws.workspace_id, key, medium_id)
     ws.store.add_result(ws.workspace_id, key, "fba", medium_id, {
         "objective": goal, "objective_value": result["objective_value"], "method": result["method"],
         "maximize": bool(maximize), "status": result["status"], "solver": result["solver"],
         "uptake": {e["compound_id"]: e["flux"] for e in result["uptake_fluxes"][:20]},
+        **({"what_if": {k: applied[k] for k in ("knocked_out_genes", "knocked_out_reactions", "bounds_changed")}}
+           if applied is not None else {}),
     })
     return result

@@ -388,6 +388,9 @@ class FbaResult(Result):
     interpretation: dict[str, Any]
     next_steps: list[str]
     media_compounds_without_exchange: list[str]
+    what_if: dict[str, Any] | None = Field(
+        default=None, description="The knockouts and bounds this run applied (for this call only), with the "
+                                  "reactions each knocked-out gene blocked")
 
 
 class ReviseModelResult(ModelInfo):

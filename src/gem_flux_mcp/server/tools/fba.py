@@ -24,8 +24,18 @@ def register(mcp: FastMCP) -> None:
         flux_threshold: Annotated[float, Field(ge=0, le=MAX_FLUX_THRESHOLD, description="Drop fluxes with |v| <= this "
                                                "from the listing (>= 0); the interpretation uses every flux")] = 1e-6,
         pfba: Annotated[bool, Field(description="Parsimonious FBA: same optimum, minimal total flux")] = False,
+        knockout_genes: Annotated[list[str] | None, Field(
+            description="What if: genes knocked out for this run only (reactions whose rule turns false are "
+                        "blocked); nothing is stored")] = None,
+        knockout_reactions: Annotated[list[str] | None, Field(
+            description="What if: reaction ids of the model blocked for this run only")] = None,
+        reaction_bounds: Annotated[dict[str, list[float]] | None, Field(
+            description="What if: [lower, upper] per reaction id for this run only, applied after the medium, "
+                        "e.g. {'ATPM_c0': [10, 1000]}")] = None,
     ) -> dict[str, Any]:
         """Flux balance analysis of a stored model on a medium: optimum (growth in 1/h for a
         biomass objective), uptake and secretion with compound names, top fluxes. The run is
-        recorded with the model (get_model include_predictions)."""
-        return fba.run_fba(get_workspace(), model_id, media_id, objective, maximize, flux_threshold, pfba)
+        recorded with the model (get_model include_predictions). Knockouts and bounds answer "what if"
+        for this call only; to keep them, use revise_model."""
+        return fba.run_fba(get_workspace(), model_id, media_id, objective, maximize, flux_threshold, pfba,
+                           knockout_genes, knockout_reactions, reaction_bounds)

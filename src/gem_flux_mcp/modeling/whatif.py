@@ -1,0 +1,69 @@
+"""What-if changes for one analysis: gene and reaction knockouts and bounds, applied inside the
+caller's `with model:` block so COBRApy reverts them when it ends (nothing is stored)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gem_flux_mcp.error_codes import ErrorCode
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.modeling import revise
+
+if TYPE_CHECKING:
+    import cobra
+
+
+@dataclass
+class WhatIf:
+    knockout_genes: list[str] = field(default_factory=list)
+    knockout_reactions: list[str] = field(default_factory=list)
+    bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def is_empty(self) -> bool:
+        return not (self.knockout_genes or self.knockout_reactions or self.bounds)
+
+
+def validate_what_if(model: cobra.Model, knockout_genes: object, knockout_reactions: object,
+                     reaction_bounds: object) -> WhatIf:
+    """The changes, checked against the model: every unknown reaction reported at once (then
+    every unknown gene), bounds finite and ordered."""
+    unknown = [str(r) for r in _as_list(knockout_reactions, "knockout_reactions") if str(r) not in model.reactions]
+    if unknown:
+        raise ValidationError(
+            ErrorCode.INVALID_REACTION,
+            f"{len(unknown)} reaction(s) to knock out are not in the model: {', '.join(unknown[:10])}.",
+            details={"invalid_reactions": {r: "not a reaction of this model (knockout)" for r in unknown[:50]}},
+        )
+    plan = revise.validate_plan(model, None, None, reaction_bounds, knockout_genes, lambda _: None,
+                                allow_empty=True)
+    reactions = list(dict.fromkeys(str(r) for r in _as_list(knockout_reactions, "knockout_reactions")))
+    return WhatIf(plan.knockouts, reactions, plan.bounds)
+
+
+def apply_what_if(model: cobra.Model, what_if: WhatIf) -> dict[str, Any]:
+    """Apply the changes (call inside `with model:`); returns what they did."""
+    bounds_changed = []
+    for rid, (lower, upper) in what_if.bounds.items():
+        reaction = model.reactions.get_by_id(rid)
+        bounds_changed.append({"id": rid, "before": list(reaction.bounds), "after": [lower, upper]})
+        reaction.bounds = (lower, upper)
+    for rid in what_if.knockout_reactions:
+        model.reactions.get_by_id(rid).knock_out()
+    blocked: dict[str, list[str]] = {}
+    for gid in what_if.knockout_genes:
+        gene = model.genes.get_by_id(gid)
+        before = {r.id: r.bounds for r in gene.reactions}
+        gene.knock_out()
+        blocked[gid] = sorted(r for r, b in before.items() if model.reactions.get_by_id(r).bounds != b)
+    return {"knocked_out_genes": what_if.knockout_genes, "reactions_blocked_by_genes": blocked,
+            "knocked_out_reactions": what_if.knockout_reactions, "bounds_changed": bounds_changed}
+
+
+def _as_list(value: object, name: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValidationError(ErrorCode(f"INVALID_{name.upper()}"), f"{name} must be a list.",
+                              details={"provided": repr(value)[:80]})
+    return value
