@@ -8,6 +8,7 @@ phenotypes (grows aerobically and anaerobically on glucose).
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -195,3 +196,31 @@ def test_a_failure_inside_a_stage_gets_that_stages_error_code() -> None:
     assert info.value.code == "ATP_CORRECTION_FAILED" and info.value.details["exception_type"] == "KeyError"
     with pytest.raises(TimeoutError_), _stage_errors("GENOMESCALE_GAPFILL_FAILED", "Genome-scale gapfilling"):
         SolverDeadline(0.0).remaining()  # our own errors pass through unchanged
+
+
+def test_essentiality_of_every_gene_equals_cobrapy(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]],
+                                                   data_dir: Path) -> None:
+    """Single-gene deletions of the gapfilled E. coli model on M9 glucose, ours against
+    cobra.flux_analysis.single_gene_deletion on the same model and medium."""
+    from cobra.flux_analysis import single_gene_deletion
+
+    from gem_flux_mcp.modeling.essentiality import single_deletions
+
+    model = ecoli_run[0].model
+    medium = medium_of(data_dir, "glucose_minimal_aerobic")
+    with model:
+        for reaction in model.exchanges:
+            cpd = next(iter(reaction.metabolites)).id.split("_")[0]
+            reaction.bounds = medium.get(cpd, (0.0, 1000.0))
+        model.objective = "bio1"
+        ours = single_deletions(model, "genes")
+        reference = single_gene_deletion(model, processes=2)
+    expected = {next(iter(ids)): (0.0 if math.isnan(g) else max(float(g), 0.0))
+                for ids, g in zip(reference["ids"], reference["growth"], strict=True)}
+    assert set(ours.growth) == set(expected) and len(expected) > 1000
+    worst = max(abs(ours.growth[g] - expected[g]) for g in expected)
+    assert worst <= 1e-6, worst
+    wild = ours.wild_type_growth
+    essential = {g for g, v in expected.items() if v < 0.1 * wild}
+    assert {g for g, v in ours.growth.items() if v < 0.1 * wild} == essential and essential
+    assert ours.solves < len(expected) / 2  # most deletions cannot change the optimum: no solve

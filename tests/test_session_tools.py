@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -322,3 +323,53 @@ async def test_what_if_fba_equals_cobrapy_and_changes_nothing(server_env: dict[s
         recorded = await call(client, "get_model", {"model_id": "tb.draft", "include_predictions": True})
         assert any(p["summary"].get("what_if", {}).get("knocked_out_reactions") == ["PGI"]
                    for p in recorded["predictions"])
+
+
+@pytest.mark.anyio
+async def test_predict_gene_essentiality_equals_cobrapy_on_textbook(server_env: dict[str, str],
+                                                                    tmp_path: Path) -> None:
+    from cobra.flux_analysis import single_gene_deletion, single_reaction_deletion
+
+    save_json_model(textbook(), str(tmp_path / "textbook.json"))
+    reference = textbook()  # its own medium is the one built below
+    wild = reference.slim_optimize()
+    genes = single_gene_deletion(reference, processes=1)
+    expected = {next(iter(i)): 0.0 if math.isnan(g) else g for i, g in zip(genes["ids"], genes["growth"], strict=True)}
+    essential = {g for g, v in expected.items() if v < 0.1 * wild}
+    medium = {cpd: (-dict(reference.medium)[ex], 1000.0) for ex, cpd in TEXTBOOK_MEDIUM.items()}
+    async with in_process_client(server_env) as client:
+        await call(client, "import_model", {"file_path": "textbook.json", "model_name": "tb"})
+        built = await call(client, "build_media", {"compounds": list(medium),
+                                                   "custom_bounds": {c: list(b) for c, b in medium.items()}})
+        base = {"model_id": "tb.draft", "media_id": built["media_id"], "objective": "Biomass_Ecoli_core"}
+        observed = {"b1779": True, "b2416": False, "b0008": True, "nonexistent_gene": True}  # gapA, ptsI, talB
+        answer = await call(client, "predict_gene_essentiality", {**base, "observed": observed})
+        assert answer["summary"]["tested"] == len(expected) == len(reference.genes)
+        assert set(answer["essential"]) == essential and answer["summary"]["essential"] == len(essential)
+        rows = list(answer["rows"])
+        while answer["next_offset"] is not None:
+            answer = await call(client, "predict_gene_essentiality",
+                                {**base, "observed": observed, "offset": answer["next_offset"]})
+            rows += answer["rows"]
+        assert {r["id"]: r["growth"] for r in rows} == pytest.approx(expected, abs=1e-6)
+        assert [r["growth_ratio"] for r in rows] == sorted(r["growth_ratio"] for r in rows)
+        metrics = answer["comparison"]["metrics"]
+        predicted = {g: g in essential for g in ("b1779", "b2416", "b0008")}
+        assert metrics["compared"] == 3 and answer["comparison"]["not_in_model"] == ["nonexistent_gene"]
+        assert metrics["tp"] == sum(predicted[g] and observed[g] for g in predicted)
+        assert metrics["fp"] == sum(predicted[g] and not observed[g] for g in predicted)
+        assert answer["comparison"]["mismatches_total"] == sum(predicted[g] != observed[g] for g in predicted)
+        # reactions
+        reactions = single_reaction_deletion(reference, processes=1)
+        by_reaction = {next(iter(i)): 0.0 if math.isnan(g) else g
+                       for i, g in zip(reactions["ids"], reactions["growth"], strict=True)}
+        answer = await call(client, "predict_gene_essentiality", {**base, "target": "reactions",
+                                                                  "genes": ["PGK", "PGI", "EX_glc__D_e"]})
+        assert {r["id"]: r["growth"] for r in answer["rows"]} == pytest.approx(
+            {r: by_reaction[r] for r in ("PGK", "PGI", "EX_glc__D_e")}, abs=1e-6)
+        recorded = await call(client, "get_model", {"model_id": "tb.draft", "include_predictions": True})
+        assert {p["kind"] for p in recorded["predictions"]} >= {"gene_essentiality", "reaction_essentiality"}
+        body = await call(client, "predict_gene_essentiality", {**base, "genes": ["b9999", "b1779", "x"]},
+                          error="INVALID_GENE")
+        assert body["details"]["invalid_genes"] == ["b9999", "x"]
+        await call(client, "predict_gene_essentiality", {**base, "threshold": 1.5}, error="INVALID_THRESHOLD")

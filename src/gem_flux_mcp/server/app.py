@@ -24,7 +24,7 @@ from gem_flux_mcp.server import access, dashboard, runtime
 from gem_flux_mcp.server.arguments import ArgumentErrorMiddleware
 from gem_flux_mcp.server.http_guards import RequestGuard
 from gem_flux_mcp.server.recording import RecordingMiddleware, SessionCloseMiddleware
-from gem_flux_mcp.server.tools import build, fba, gapfill, lookup, media, models, revisions
+from gem_flux_mcp.server.tools import analysis, build, fba, gapfill, lookup, media, models, revisions
 
 log = logging.getLogger("gem_flux_mcp")
 
@@ -39,7 +39,8 @@ Media: list_media shows predefined and built media, get_media one medium's compo
 bounds; build_media makes new ones.
 Models: build_model makes a draft from protein sequences; gapfill_model makes it grow on a
 medium (new id '<id>.gf', ATP-safe); import_model, list_models, get_model, export_model,
-revise_model, delete_model; run_fba optimises a model on a medium and records the result.
+revise_model, delete_model; run_fba optimises a model on a medium and records the result
+(knockouts and bounds for one call answer "what if"); predict_gene_essentiality tests every gene.
 Every failure returns an error envelope with error_code, details, suggestions,
 valid_next_steps and an example_call: follow them instead of retrying the same call.
 """ + (
@@ -65,6 +66,7 @@ def create_app(*, with_dashboard: bool = False) -> FastMCP:
     fba.register(mcp)
     build.register(mcp)
     gapfill.register(mcp)
+    analysis.register(mcp)
     if with_dashboard:
         source = dashboard.DashboardSource(
             store=runtime.get_store(), recorder=runtime.get_recorder, tools=dashboard.tool_lister(mcp),

@@ -122,3 +122,46 @@ def warm_up(settings: Settings) -> None:
     if template_path(settings.data_dir, default).is_file():
         load_template(settings.data_dir, default)
     _biochem(settings)
+
+
+@dataclass(frozen=True)
+class DeletionOutcome:
+    wild_type_growth: float
+    growth: dict[str, float]
+    closes: dict[str, list[str]]
+    solves: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class EssentialityJob:
+    kind: ClassVar[str] = "essentiality"
+    model_id: str
+    media_id: str
+    model_json: str
+    medium: dict[str, tuple[float, float]]
+    objective: str
+    target: str  # "genes" or "reactions"
+    ids: tuple[str, ...] | None = None  # None: all
+
+    def run(self, settings: Settings, progress: Progress) -> DeletionOutcome:
+        import time
+
+        from cobra.io import from_json
+
+        from gem_flux_mcp.modeling import media
+        from gem_flux_mcp.modeling.essentiality import single_deletions
+        from gem_flux_mcp.modeling.model_io import release_model
+
+        started = time.perf_counter()
+        progress("load", 0.02, "reading the model")
+        model = from_json(self.model_json)
+        biochem = _biochem(settings)
+        exchanges = media.resolve_exchanges(model, lambda ids: biochem.compound_ids_for_external("BiGG", ids))
+        media.apply_medium(model, self.medium, exchanges)
+        model.objective = self.objective
+        result = single_deletions(model, "genes" if self.target == "genes" else "reactions", self.ids,
+                                  progress=progress)
+        release_model(model)
+        return DeletionOutcome(result.wild_type_growth, result.growth, result.closes, result.solves,
+                               time.perf_counter() - started)

@@ -404,3 +404,64 @@ class ReviseModelResult(ModelInfo):
     growth_before: float | None
     growth_after: float | None
     next_steps: list[str]
+
+
+# -- analyses ------------------------------------------------------------------------------------
+
+
+class DeletionRow(Result):
+    id: str
+    growth: float = Field(description="Growth (objective value) with it deleted; 0 when infeasible")
+    growth_ratio: float = Field(description="growth / wild-type growth")
+    status: Literal["essential", "slowed", "no_effect"]
+    reactions_closed: list[str] = Field(description="Reactions the deletion closes (a gene: those whose rule "
+                                                    "turns false)")
+
+
+class EssentialitySummary(Result):
+    target: Literal["genes", "reactions"]
+    tested: int
+    essential: int
+    slowed: int = Field(description="Viable, but growth below 99 % of the wild type")
+    no_effect: int
+    wild_type_growth: float
+    threshold: float
+
+
+class ConfusionMetrics(Result):
+    tp: int
+    fp: int
+    tn: int
+    fn: int
+    compared: int
+    accuracy: float | None
+    mcc: float
+
+
+class Mismatch(Result):
+    id: str
+    predicted_essential: bool
+    observed_essential: bool
+
+
+class Comparison(Result):
+    metrics: ConfusionMetrics
+    mismatches: list[Mismatch] = Field(description="The first 50")
+    mismatches_total: int
+    not_in_model: list[str] = Field(description="Observed ids the model does not have (first 50)")
+
+
+class EssentialityResult(Result):
+    success: Literal[True] = True
+    model_id: str
+    media_id: str
+    objective: str
+    summary: EssentialitySummary
+    essential: list[str] = Field(description="Essential ids, most severe first (first 50)")
+    essential_truncated: bool
+    rows: list[DeletionRow] = Field(description="This page of every tested id, lowest growth ratio first")
+    offset: int
+    next_offset: int | None = Field(description="offset of the next page; null at the end")
+    comparison: Comparison | None = Field(default=None, description="Against `observed`, when given")
+    solves: int = Field(description="Deletions that needed an LP solve; the others cannot change the optimum")
+    seconds: float

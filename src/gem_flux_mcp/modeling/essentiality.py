@@ -1,0 +1,89 @@
+"""Single gene (or reaction) deletions: growth of the model with each one removed.
+
+The same answer as `cobra.flux_analysis.single_gene_deletion`, computed with less work:
+- a gene is deleted by closing the reactions whose gene rule turns false without it (the rule
+  evaluated with that gene knocked out, as COBRApy does);
+- a deletion that closes nothing, or only reactions that carry no flux in the wild-type optimum,
+  leaves that optimum feasible, so growth is the wild type's: no solve;
+- the other deletions are re-solved one after another on the same solver problem, which starts
+  from the previous basis (the bounds are restored after each).
+An infeasible deletion has growth 0.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from gem_flux_mcp.error_codes import ErrorCode
+from gem_flux_mcp.errors import InfeasibilityError, ValidationError
+
+if TYPE_CHECKING:
+    import cobra
+
+Target = Literal["genes", "reactions"]
+Progress = Callable[[str, float, str], None]
+ZERO_FLUX = 1e-9  # below this a wild-type flux counts as none
+PROGRESS_EVERY_S = 1.0
+
+
+@dataclass
+class Deletions:
+    target: Target
+    wild_type_growth: float
+    growth: dict[str, float]  # id -> growth with it deleted (0.0 when infeasible)
+    closes: dict[str, list[str]] = field(default_factory=dict)  # id -> reactions its deletion closes
+    solves: int = 0  # deletions that needed a solve (the rest could not change the optimum)
+
+
+def single_deletions(model: cobra.Model, target: Target = "genes", ids: Iterable[str] | None = None,
+                     progress: Progress | None = None) -> Deletions:
+    """Growth after deleting each gene (or reaction) of `ids` (default: all) from `model` as it is
+    (medium and objective already applied). The model is left unchanged."""
+    pool = model.genes if target == "genes" else model.reactions
+    wanted = list(dict.fromkeys(ids)) if ids is not None else [item.id for item in pool]
+    unknown = [i for i in wanted if i not in pool]
+    if unknown:
+        raise ValidationError(
+            ErrorCode.INVALID_GENE if target == "genes" else ErrorCode.INVALID_REACTION,
+            f"{len(unknown)} {target[:-1]} id(s) are not in the model: {', '.join(unknown[:10])}.",
+            details={f"invalid_{target}": unknown[:50]},
+        )
+    solution = model.optimize()
+    if solution.status != "optimal":
+        raise InfeasibilityError(
+            ErrorCode.MODEL_INFEASIBLE, "The model has no optimum on this medium, so no deletion can be compared.",
+            details={"status": solution.status},
+        )
+    wild_type = float(solution.objective_value)
+    fluxes = solution.fluxes
+    result = Deletions(target, wild_type, {})
+    last_report = time.monotonic()
+    for done, item_id in enumerate(wanted):
+        closed = (_closed_by_gene(model, item_id) if target == "genes" else [item_id])
+        result.closes[item_id] = closed
+        if all(abs(float(fluxes[r])) <= ZERO_FLUX for r in closed):
+            result.growth[item_id] = wild_type  # the wild-type optimum stays feasible
+        else:
+            result.growth[item_id] = _growth_without(model, closed)
+            result.solves += 1
+        if progress is not None and time.monotonic() - last_report >= PROGRESS_EVERY_S:
+            last_report = time.monotonic()
+            progress("deletions", (done + 1) / len(wanted), f"{done + 1} of {len(wanted)} {target}")
+    return result
+
+
+def _closed_by_gene(model: cobra.Model, gene_id: str) -> list[str]:
+    gene = model.genes.get_by_id(gene_id)
+    return sorted(r.id for r in gene.reactions if not r.gpr.eval(knockouts={gene_id}))
+
+
+def _growth_without(model: cobra.Model, reactions: list[str]) -> float:
+    with model:
+        for rid in reactions:
+            model.reactions.get_by_id(rid).bounds = (0.0, 0.0)
+        value = model.slim_optimize(error_value=float("nan"))
+    return 0.0 if math.isnan(value) else max(float(value), 0.0)

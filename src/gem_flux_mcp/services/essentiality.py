@@ -1,0 +1,104 @@
+"""Gene (or reaction) essentiality of a stored model on a medium: the request checked and turned
+into an EssentialityJob for a worker, the answer summarised, paged and compared with observations."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal, get_args
+
+from gem_flux_mcp.error_codes import ErrorCode
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.modeling import fba
+from gem_flux_mcp.services.jobs import DeletionOutcome, EssentialityJob
+from gem_flux_mcp.services.workspace import Workspace, model_key
+
+Target = Literal["genes", "reactions"]
+TARGETS: tuple[str, ...] = get_args(Target)
+DEFAULT_THRESHOLD = 0.1  # growth ratio below which a deletion is lethal (the CarveMe/Biolog convention)
+SLOWED_BELOW = 0.99  # growth ratio below which a viable deletion counts as slowing growth
+PAGE = 50
+
+
+def check_threshold(threshold: object) -> float:
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold < 1:
+        raise ValidationError(
+            ErrorCode.INVALID_THRESHOLD,
+            f"threshold must be a number between 0 and 1 (a fraction of wild-type growth); got {threshold!r}.",
+            details={"provided": repr(threshold)[:30], "default": DEFAULT_THRESHOLD},
+        )
+    return float(threshold)
+
+
+def prepare_essentiality(ws: Workspace, model_id: object, media_id: object, target: object = "genes",
+                         ids: object = None, objective: object = "bio1") -> EssentialityJob:
+    """Validate the request (model, medium, objective, every unknown id at once); no state changes."""
+    key = model_key(model_id)
+    if target not in TARGETS:
+        raise ValidationError(ErrorCode.INVALID_TARGET, f"target must be one of {', '.join(TARGETS)}; got {target!r}.",
+                              details={"provided": repr(target)[:30], "valid_values": list(TARGETS)})
+    if ids is not None and (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)):
+        raise ValidationError(ErrorCode.INVALID_ARGUMENTS, f"the {target} to test must be a list of ids.",
+                              details={"provided": repr(ids)[:80]})
+    medium_id, medium = ws.medium(media_id)
+    with ws.store.checkout(ws.workspace_id, key) as model:
+        goal = fba.check_objective(model, objective, key)
+        pool = model.genes if target == "genes" else model.reactions
+        unknown = [i for i in (ids or []) if i not in pool]
+    if unknown:
+        raise ValidationError(
+            ErrorCode.INVALID_GENE if target == "genes" else ErrorCode.INVALID_REACTION,
+            f"{len(unknown)} of the {target} to test are not in model {key}: {', '.join(unknown[:10])}.",
+            details={f"invalid_{target}": unknown[:50]},
+        )
+    return EssentialityJob(
+        model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
+        medium=dict(medium), objective=goal, target=str(target), ids=tuple(dict.fromkeys(ids)) if ids else None,
+    )
+
+
+def answer(ws: Workspace, job: EssentialityJob, outcome: DeletionOutcome, threshold: float,
+           observed: dict[str, bool] | None = None, offset: int = 0, limit: int = PAGE) -> dict[str, Any]:
+    """The summary (counts, the essential ones first), a page of every row, the comparison with
+    `observed` ({id: essential in vivo}); recorded with the model."""
+    wild = outcome.wild_type_growth
+    rows: list[dict[str, Any]] = []
+    for item, growth in outcome.growth.items():
+        ratio = growth / wild if wild > 0 else 0.0
+        status = "essential" if ratio < threshold else "slowed" if ratio < SLOWED_BELOW else "no_effect"
+        rows.append({"id": item, "growth": round(growth, 6), "growth_ratio": round(ratio, 6), "status": status,
+                     "reactions_closed": outcome.closes.get(item, [])})
+    rows.sort(key=lambda r: (r["growth_ratio"], r["id"]))
+    essential = [r["id"] for r in rows if r["status"] == "essential"]
+    slowed = [r["id"] for r in rows if r["status"] == "slowed"]
+    summary = {"target": job.target, "tested": len(rows), "essential": len(essential), "slowed": len(slowed),
+               "no_effect": len(rows) - len(essential) - len(slowed), "wild_type_growth": round(wild, 6),
+               "threshold": threshold}
+    comparison = compare(essential, [r["id"] for r in rows], observed) if observed else None
+    ws.store.add_result(ws.workspace_id, job.model_id, f"{job.target[:-1]}_essentiality", job.media_id, {
+        **summary, "essential_ids": essential[:500], **({"comparison": comparison["metrics"]} if comparison else {})})
+    page = rows[offset:offset + limit]
+    return {
+        "success": True, "model_id": job.model_id, "media_id": job.media_id, "objective": job.objective,
+        "summary": summary, "essential": essential[:PAGE], "essential_truncated": len(essential) > PAGE,
+        "rows": page, "offset": offset, "next_offset": offset + limit if offset + limit < len(rows) else None,
+        **({"comparison": comparison} if comparison else {}),
+        "solves": outcome.solves, "seconds": round(outcome.seconds, 3),
+    }
+
+
+def compare(essential: list[str], tested: list[str], observed: dict[str, bool]) -> dict[str, Any]:
+    """Predicted essential (positive) against observed essential, over the ids both have."""
+    predicted = set(essential)
+    shared = [i for i in tested if i in observed]
+    tp = sum(1 for i in shared if i in predicted and observed[i])
+    fp = sum(1 for i in shared if i in predicted and not observed[i])
+    fn = sum(1 for i in shared if i not in predicted and observed[i])
+    tn = len(shared) - tp - fp - fn
+    denominator = math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+    metrics = {"tp": tp, "fp": fp, "tn": tn, "fn": fn, "compared": len(shared),
+               "accuracy": round((tp + tn) / len(shared), 4) if shared else None,
+               "mcc": round((tp * tn - fp * fn) / denominator, 4) if denominator else 0.0}
+    mismatches = [{"id": i, "predicted_essential": i in predicted, "observed_essential": observed[i]}
+                  for i in shared if (i in predicted) != observed[i]]
+    return {"metrics": metrics, "mismatches": mismatches[:PAGE], "mismatches_total": len(mismatches),
+            "not_in_model": sorted(set(observed) - set(tested))[:PAGE]}
