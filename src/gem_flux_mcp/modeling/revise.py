@@ -61,7 +61,7 @@ def validate_plan(model: cobra.Model, add: object, remove: object, bounds: objec
                   lookup: ReactionLookup, *, allow_empty: bool = False) -> RevisionPlan:
     plan = RevisionPlan()
     bad: dict[str, str] = {}
-    for raw in _list(add, "add_reactions"):
+    for raw in as_list(add, "add_reactions"):
         rid = raw.strip() if isinstance(raw, str) else ""
         match = _MODEL_REACTION.match(rid)
         if not match:
@@ -74,7 +74,7 @@ def validate_plan(model: cobra.Model, add: object, remove: object, bounds: objec
             bad[rid] = "listed twice"
         else:
             plan.add.append(rid)
-    for raw in _list(remove, "remove_reactions"):
+    for raw in as_list(remove, "remove_reactions"):
         rid = raw.strip() if isinstance(raw, str) else str(raw)
         if rid not in model.reactions:
             bad[rid] = "not a reaction of this model"
@@ -106,7 +106,7 @@ def validate_plan(model: cobra.Model, add: object, remove: object, bounds: objec
             suggestions=["Reaction ids to add are database ids with a compartment, e.g. 'rxn00148_c0'; reaction "
                          "ids to remove or bound are the model's own."],
         )
-    genes = [str(g).strip() for g in _list(knockouts, "knockout_genes")]
+    genes = [str(g).strip() for g in as_list(knockouts, "knockout_genes")]
     unknown = [g for g in genes if g not in model.genes]
     if unknown:
         raise ValidationError(
@@ -130,7 +130,8 @@ def validate_plan(model: cobra.Model, add: object, remove: object, bounds: objec
     return plan
 
 
-def _list(value: object, name: str) -> list[Any]:
+def as_list(value: object, name: str) -> list[Any]:
+    """`value` as a list (None: empty); anything else is INVALID_<NAME>."""
     if value is None:
         return []
     if not isinstance(value, list):

@@ -28,7 +28,8 @@ def validate_what_if(model: cobra.Model, knockout_genes: object, knockout_reacti
                      reaction_bounds: object) -> WhatIf:
     """The changes, checked against the model: every unknown reaction reported at once (then
     every unknown gene), bounds finite and ordered."""
-    unknown = [str(r) for r in _as_list(knockout_reactions, "knockout_reactions") if str(r) not in model.reactions]
+    requested = [str(r) for r in revise.as_list(knockout_reactions, "knockout_reactions")]
+    unknown = [r for r in requested if r not in model.reactions]
     if unknown:
         raise ValidationError(
             ErrorCode.INVALID_REACTION,
@@ -37,7 +38,7 @@ def validate_what_if(model: cobra.Model, knockout_genes: object, knockout_reacti
         )
     plan = revise.validate_plan(model, None, None, reaction_bounds, knockout_genes, lambda _: None,
                                 allow_empty=True)
-    reactions = list(dict.fromkeys(str(r) for r in _as_list(knockout_reactions, "knockout_reactions")))
+    reactions = list(dict.fromkeys(requested))
     return WhatIf(plan.knockouts, reactions, plan.bounds)
 
 
@@ -59,11 +60,3 @@ def apply_what_if(model: cobra.Model, what_if: WhatIf) -> dict[str, Any]:
     return {"knocked_out_genes": what_if.knockout_genes, "reactions_blocked_by_genes": blocked,
             "knocked_out_reactions": what_if.knockout_reactions, "bounds_changed": bounds_changed}
 
-
-def _as_list(value: object, name: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise ValidationError(ErrorCode(f"INVALID_{name.upper()}"), f"{name} must be a list.",
-                              details={"provided": repr(value)[:80]})
-    return value

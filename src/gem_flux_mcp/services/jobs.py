@@ -76,12 +76,18 @@ class GapfillOutcome:
 
 
 @dataclass(frozen=True)
-class GapfillJob:
-    kind: ClassVar[str] = "gapfill"
+class StoredModelOnMedium:
+    """What every job on a stored model needs: its id and COBRApy JSON, and the medium."""
+
     model_id: str
     media_id: str
     model_json: str
     medium: dict[str, tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class GapfillJob(StoredModelOnMedium):
+    kind: ClassVar[str] = "gapfill"
     target_growth: float
     mode: str
     template: str
@@ -134,12 +140,8 @@ class DeletionOutcome:
 
 
 @dataclass(frozen=True)
-class EssentialityJob:
+class EssentialityJob(StoredModelOnMedium):
     kind: ClassVar[str] = "essentiality"
-    model_id: str
-    media_id: str
-    model_json: str
-    medium: dict[str, tuple[float, float]]
     objective: str
     target: str  # "genes" or "reactions"
     ids: tuple[str, ...] | None = None  # None: all
