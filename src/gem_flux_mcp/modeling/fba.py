@@ -197,7 +197,6 @@ def _summarise(model: cobra.Model, fluxes: dict[str, float], solver_status: str,
             "growth_assessment": _assess(growth),
             "model_status": "draft" if is_draft else "gapfilled or curated",
         },
-        "next_steps": _next_steps(growth, is_draft, model_id),
     }
 
 
@@ -213,12 +212,3 @@ def _assess(growth: float) -> str:
     if growth > 0.01:
         return "Slow growth"
     return "No or very slow growth"
-
-
-def _next_steps(growth: float, is_draft: bool, model_id: str) -> list[str]:
-    if growth <= 1e-9:
-        return (["Gapfill the model on this medium (gapfill_model), then run FBA again."] if is_draft else [])\
-            + ["Check the medium with list_media; the model may need a nutrient it lacks."]
-    return ["Compare media by running run_fba with other media_id values.",
-            "Use pfba=true for a parsimonious flux distribution.",
-            f"See recorded results with get_model(model_id='{model_id}', include_predictions=true)."]

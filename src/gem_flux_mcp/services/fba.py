@@ -62,6 +62,7 @@ def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object
             is_draft=row.state == "draft" and row.source == "built",
         )
     result["media_compounds_without_exchange"] = report.missing
+    result["next_steps"] = _next_steps(result["objective_value"], row.state == "draft" and row.source == "built", key)
     if applied is not None:
         result["what_if"] = applied
     ws.store.set_last_media(ws.workspace_id, key, medium_id)
@@ -73,3 +74,12 @@ def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object
            if applied is not None else {}),
     })
     return result
+
+
+def _next_steps(growth: float, is_draft: bool, model_id: str) -> list[str]:
+    if growth <= 1e-9:
+        return (["Gapfill the model on this medium (gapfill_model), then run FBA again."] if is_draft else []) \
+            + ["Check the medium with get_media; the model may need a nutrient it lacks."]
+    return ["Compare media by running run_fba with other media_id values.",
+            "Use pfba=true for a parsimonious flux distribution; knockout_genes asks what if.",
+            f"See recorded results with get_model(model_id='{model_id}', include_predictions=true)."]
