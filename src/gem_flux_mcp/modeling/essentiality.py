@@ -47,15 +47,7 @@ def single_deletions(model: cobra.Model, target: Target = "genes", ids: Iterable
                      progress: Progress | None = None) -> Deletions:
     """Growth after deleting each gene (or reaction) of `ids` (default: all) from `model` as it is
     (medium and objective already applied). The model is left unchanged."""
-    pool = model.genes if target == "genes" else model.reactions
-    wanted = list(dict.fromkeys(ids)) if ids is not None else [item.id for item in pool]
-    unknown = [i for i in wanted if i not in pool]
-    if unknown:
-        raise ValidationError(
-            ErrorCode.INVALID_GENE if target == "genes" else ErrorCode.INVALID_REACTION,
-            f"{len(unknown)} {target[:-1]} id(s) are not in the model: {', '.join(unknown[:10])}.",
-            details={f"invalid_{target}": unknown[:50]},
-        )
+    wanted = check_ids(model, target, ids)
     solution = model.optimize()
     if solution.status != "optimal":
         raise InfeasibilityError(
@@ -79,6 +71,20 @@ def single_deletions(model: cobra.Model, target: Target = "genes", ids: Iterable
             last_report = time.monotonic()
             progress("deletions", (done + 1) / len(wanted), f"{done + 1} of {len(wanted)} {target}")
     return result
+
+
+def check_ids(model: cobra.Model, target: Target, ids: Iterable[str] | None) -> list[str]:
+    """The ids to delete (default: every gene or reaction), every unknown one reported at once."""
+    pool = model.genes if target == "genes" else model.reactions
+    wanted = list(dict.fromkeys(ids)) if ids is not None else [item.id for item in pool]
+    unknown = [i for i in wanted if i not in pool]
+    if unknown:
+        raise ValidationError(
+            ErrorCode.INVALID_GENE if target == "genes" else ErrorCode.INVALID_REACTION,
+            f"{len(unknown)} {target[:-1]} id(s) are not in the model: {', '.join(unknown[:10])}.",
+            details={f"invalid_{target}": unknown[:50]},
+        )
+    return wanted
 
 
 def _glpk_resolver(model: cobra.Model) -> Callable[[list[str]], float] | None:

@@ -16,12 +16,11 @@ if TYPE_CHECKING:
 
 @dataclass
 class WhatIf:
-    knockout_genes: list[str] = field(default_factory=list)
+    plan: revise.RevisionPlan = field(default_factory=revise.RevisionPlan)  # bounds and gene knockouts
     knockout_reactions: list[str] = field(default_factory=list)
-    bounds: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def is_empty(self) -> bool:
-        return not (self.knockout_genes or self.knockout_reactions or self.bounds)
+        return self.plan.is_empty() and not self.knockout_reactions
 
 
 def validate_what_if(model: cobra.Model, knockout_genes: object, knockout_reactions: object,
@@ -38,25 +37,14 @@ def validate_what_if(model: cobra.Model, knockout_genes: object, knockout_reacti
         )
     plan = revise.validate_plan(model, None, None, reaction_bounds, knockout_genes, lambda _: None,
                                 allow_empty=True)
-    reactions = list(dict.fromkeys(requested))
-    return WhatIf(plan.knockouts, reactions, plan.bounds)
+    return WhatIf(plan, list(dict.fromkeys(requested)))
 
 
 def apply_what_if(model: cobra.Model, what_if: WhatIf) -> dict[str, Any]:
     """Apply the changes (call inside `with model:`); returns what they did."""
-    bounds_changed = []
-    for rid, (lower, upper) in what_if.bounds.items():
-        reaction = model.reactions.get_by_id(rid)
-        bounds_changed.append({"id": rid, "before": list(reaction.bounds), "after": [lower, upper]})
-        reaction.bounds = (lower, upper)
+    changes = revise.apply_plan(model, what_if.plan, lambda _: None, lambda _: {})  # bounds, then genes
     for rid in what_if.knockout_reactions:
         model.reactions.get_by_id(rid).knock_out()
-    blocked: dict[str, list[str]] = {}
-    for gid in what_if.knockout_genes:
-        gene = model.genes.get_by_id(gid)
-        before = {r.id: r.bounds for r in gene.reactions}
-        gene.knock_out()
-        blocked[gid] = sorted(r for r, b in before.items() if model.reactions.get_by_id(r).bounds != b)
-    return {"knocked_out_genes": what_if.knockout_genes, "reactions_blocked_by_genes": blocked,
-            "knocked_out_reactions": what_if.knockout_reactions, "bounds_changed": bounds_changed}
-
+    return {"knocked_out_genes": what_if.plan.knockouts,
+            "reactions_blocked_by_genes": {k["gene"]: k["reactions_disabled"] for k in changes["knocked_out_genes"]},
+            "knocked_out_reactions": what_if.knockout_reactions, "bounds_changed": changes["bounds_changed"]}

@@ -9,6 +9,7 @@ from typing import Any, Literal, get_args
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
+from gem_flux_mcp.modeling.essentiality import check_ids
 from gem_flux_mcp.services.jobs import DeletionOutcome, EssentialityJob
 from gem_flux_mcp.services.workspace import Workspace, model_key
 
@@ -30,9 +31,12 @@ def check_threshold(threshold: object) -> float:
 
 
 def prepare_essentiality(ws: Workspace, model_id: object, media_id: object, target: object = "genes",
-                         ids: object = None, objective: object = "bio1") -> EssentialityJob:
-    """Validate the request (model, medium, objective, every unknown id at once); no state changes."""
+                         ids: object = None, objective: object = "bio1",
+                         threshold: object = DEFAULT_THRESHOLD) -> EssentialityJob:
+    """Validate the request (model, medium, objective, threshold, every unknown id at once) before
+    any work; no state changes."""
     key = model_key(model_id)
+    cutoff = check_threshold(threshold)
     if target not in TARGETS:
         raise ValidationError(ErrorCode.INVALID_TARGET, f"target must be one of {', '.join(TARGETS)}; got {target!r}.",
                               details={"provided": repr(target)[:30], "valid_values": list(TARGETS)})
@@ -42,24 +46,20 @@ def prepare_essentiality(ws: Workspace, model_id: object, media_id: object, targ
     medium_id, medium = ws.medium(media_id)
     with ws.store.checkout(ws.workspace_id, key) as model:
         goal = fba.check_objective(model, objective, key)
-        pool = model.genes if target == "genes" else model.reactions
-        unknown = [i for i in (ids or []) if i not in pool]
-    if unknown:
-        raise ValidationError(
-            ErrorCode.INVALID_GENE if target == "genes" else ErrorCode.INVALID_REACTION,
-            f"{len(unknown)} of the {target} to test are not in model {key}: {', '.join(unknown[:10])}.",
-            details={f"invalid_{target}": unknown[:50]},
-        )
+        if ids:
+            check_ids(model, "genes" if target == "genes" else "reactions", ids)
     return EssentialityJob(
         model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
-        medium=dict(medium), objective=goal, target=str(target), ids=tuple(dict.fromkeys(ids)) if ids else None,
+        medium=dict(medium), objective=goal, target=str(target), threshold=cutoff,
+        ids=tuple(dict.fromkeys(ids)) if ids else None,
     )
 
 
-def answer(ws: Workspace, job: EssentialityJob, outcome: DeletionOutcome, threshold: float,
-           observed: dict[str, bool] | None = None, offset: int = 0, limit: int = PAGE) -> dict[str, Any]:
-    """The summary (counts, the essential ones first), a page of every row, the comparison with
-    `observed` ({id: essential in vivo}); recorded with the model."""
+def store_essentiality(ws: Workspace, job: EssentialityJob, outcome: DeletionOutcome,
+                       observed: dict[str, bool] | None = None, offset: int = 0, limit: int = PAGE) -> dict[str, Any]:
+    """Record the result with the model and shape the answer: the summary (counts, the essential
+    ones first), a page of every row, the comparison with `observed` ({id: essential in vivo})."""
+    threshold = job.threshold
     wild = outcome.wild_type_growth
     rows: list[dict[str, Any]] = []
     for item, growth in outcome.growth.items():

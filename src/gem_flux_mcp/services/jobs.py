@@ -144,6 +144,7 @@ class EssentialityJob(StoredModelOnMedium):
     kind: ClassVar[str] = "essentiality"
     objective: str
     target: str  # "genes" or "reactions"
+    threshold: float  # growth ratio below which a deletion is lethal (used when the answer is shaped)
     ids: tuple[str, ...] | None = None  # None: all
 
     def run(self, settings: Settings, progress: Progress) -> DeletionOutcome:

@@ -41,10 +41,9 @@ def register(mcp: FastMCP) -> None:
         essential (ratio < threshold) and slowed ones; with `observed`, the confusion numbers.
         Runs in a worker process with progress; the answer pages the full table (offset)."""
         workspace = get_workspace()
-        limit_threshold = essentiality.check_threshold(threshold)
-        job = await anyio.to_thread.run_sync(
-            lambda: essentiality.prepare_essentiality(workspace, model_id, media_id, target, genes, objective))
+        job = await anyio.to_thread.run_sync(lambda: essentiality.prepare_essentiality(
+            workspace, model_id, media_id, target, genes, objective, threshold))
         outcome = await get_jobs().run(job, mcp_progress(ctx), timeout_s=ANALYSIS_TIMEOUT_S,
                                        workspace=workspace.workspace_id)
         return await anyio.to_thread.run_sync(
-            lambda: essentiality.answer(workspace, job, outcome, limit_threshold, observed, offset))
+            lambda: essentiality.store_essentiality(workspace, job, outcome, observed, offset))
