@@ -9,10 +9,16 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from gem_flux_mcp.data.biochem import BiochemIndex
+
+if TYPE_CHECKING:
+    import cobra
+
+    from gem_flux_mcp.modeling import gapfill as gf
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))  # repository scripts the tests check (tool_contracts.py)
@@ -43,6 +49,29 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def biochem(data_dir: Path, cache_dir: Path) -> BiochemIndex:
     return BiochemIndex.open(data_dir, cache_dir)
+
+
+@pytest.fixture(scope="session")
+def ecoli(data_dir: Path, biochem: BiochemIndex, tmp_path_factory: pytest.TempPathFactory) -> cobra.Model:
+    """The E. coli K-12 draft (GramNegative), built once per run. Tests that change it do so
+    inside `with model:`."""
+    from models import build_genome
+
+    return build_genome(data_dir, biochem, tmp_path_factory.mktemp("cache"), "ecoli_k12_mg1655.faa", "GramNegative")
+
+
+@pytest.fixture(scope="session")
+def ecoli_run(ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex) -> tuple[gf.GapfillRun, dict[str, Any]]:
+    """The draft gapfilled on glucose_minimal_aerobic (run.model), and its report."""
+    from gem_flux_mcp.modeling import gapfill as gf
+    from gem_flux_mcp.modeling.gapfill_report import describe
+    from models import medium_of
+
+    before = {r.id: r.bounds for r in ecoli.reactions}
+    run = gf.gapfill_from_data(ecoli, medium_of(data_dir, "glucose_minimal_aerobic"), gf.GapfillOptions(),
+                               template_name="GramNegative", data_dir=data_dir, biochem=biochem)
+    assert {r.id: r.bounds for r in ecoli.reactions} == before  # the draft itself is not changed
+    return run, describe(run, biochem.reaction_details, 0.01)
 
 
 @pytest.fixture()

@@ -9,6 +9,10 @@ from pathlib import Path
 import cobra
 from cobra.io import load_model
 
+from gem_flux_mcp.data.biochem import BiochemIndex
+from gem_flux_mcp.modeling.annotate import read_fasta_file, validate_proteins
+from gem_flux_mcp.modeling.build import BuildOptions, build_draft
+
 # textbook's default medium, by BiGG exchange -> ModelSEED compound id
 TEXTBOOK_MEDIUM = {
     "EX_co2_e": "cpd00011", "EX_glc__D_e": "cpd00027", "EX_h_e": "cpd00067", "EX_h2o_e": "cpd00001",
@@ -69,3 +73,24 @@ def predefined_medium(data_dir: Path, name: str) -> dict[str, tuple[float, float
     """A predefined medium read straight from its JSON file (independently of gem-flux)."""
     raw = json.loads((data_dir / "media" / f"{name}.json").read_text())
     return {cpd: (float(e["bounds"][0]), float(e["bounds"][1])) for cpd, e in raw["compounds"].items()}
+
+
+def medium_of(data_dir: Path, name: str) -> dict[str, tuple[float, float]]:
+    """A predefined medium as {compound: (lower, upper)}, read straight from its JSON file."""
+    raw = json.loads((data_dir / "media" / f"{name}.json").read_text())["compounds"]
+    return {cpd: (float(v["bounds"][0]), float(v["bounds"][1])) for cpd, v in raw.items()}
+
+
+def build_genome(data_dir: Path, biochem: BiochemIndex, cache: Path, genome: str, template: str) -> cobra.Model:
+    """A draft built by the library from one of the reference proteomes."""
+    proteins = validate_proteins(read_fasta_file(data_dir / "genomes" / genome))
+    return build_draft(genome.split(".")[0], proteins, BuildOptions(template=template), data_dir, cache,
+                       biochem).model
+
+
+def apply_exchange_medium(model: cobra.Model, medium: dict[str, tuple[float, float]]) -> None:
+    """A medium on a ModelSEED model by hand: every exchange (`cpd_e0 <=>`) closed for uptake
+    unless its compound is in the medium."""
+    for reaction in model.exchanges:
+        cpd = next(iter(reaction.metabolites)).id.split("_")[0]
+        reaction.bounds = medium.get(cpd, (0.0, 1000.0))

@@ -19,18 +19,12 @@ import pytest
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.errors import InfeasibilityError, LibraryError, TimeoutError_
 from gem_flux_mcp.modeling import gapfill as gf
-from gem_flux_mcp.modeling.annotate import read_fasta_file, validate_proteins
-from gem_flux_mcp.modeling.build import BuildOptions, build_draft
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
 from gem_flux_mcp.modeling.gapfill.run import _stage_errors
-from gem_flux_mcp.modeling.gapfill_report import describe, page
+from gem_flux_mcp.modeling.gapfill_report import page
+from models import build_genome, medium_of
 
 ATP_HYDROLYSIS = {"cpd00002_c0": -1, "cpd00001_c0": -1, "cpd00008_c0": 1, "cpd00009_c0": 1, "cpd00067_c0": 1}
-
-
-def medium_of(data_dir: Path, name: str) -> dict[str, tuple[float, float]]:
-    raw = json.loads((data_dir / "media" / f"{name}.json").read_text())["compounds"]
-    return {cpd: (float(v["bounds"][0]), float(v["bounds"][1])) for cpd, v in raw.items()}
 
 
 def cobra_growth(model: cobra.Model, medium: dict[str, tuple[float, float]]) -> float:
@@ -57,26 +51,6 @@ def cobra_atp_from_nothing(model: cobra.Model) -> float:
         model.add_reactions([test])
         model.objective = "atp_test"
         return max(float(model.slim_optimize(error_value=0.0)), 0.0)
-
-
-def build(data_dir: Path, biochem: BiochemIndex, cache: Path, genome: str, template: str) -> cobra.Model:
-    proteins = validate_proteins(read_fasta_file(data_dir / "genomes" / genome))
-    return build_draft(genome.split(".")[0], proteins, BuildOptions(template=template), data_dir, cache,
-                       biochem).model
-
-
-@pytest.fixture(scope="module")
-def ecoli(data_dir: Path, biochem: BiochemIndex, tmp_path_factory: pytest.TempPathFactory) -> cobra.Model:
-    return build(data_dir, biochem, tmp_path_factory.mktemp("cache"), "ecoli_k12_mg1655.faa", "GramNegative")
-
-
-@pytest.fixture(scope="module")
-def ecoli_run(ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex) -> tuple[gf.GapfillRun, dict[str, Any]]:
-    before = {r.id: r.bounds for r in ecoli.reactions}
-    run = gf.gapfill_from_data(ecoli, medium_of(data_dir, "glucose_minimal_aerobic"), gf.GapfillOptions(),
-                               template_name="GramNegative", data_dir=data_dir, biochem=biochem)
-    assert {r.id: r.bounds for r in ecoli.reactions} == before  # the draft itself is not changed
-    return run, describe(run, biochem.reaction_details, 0.01)
 
 
 # ------------------------------------------------------------------------------ the LP engine
@@ -179,7 +153,7 @@ def test_no_nitrogen_source_is_infeasible_and_a_tiny_time_limit_times_out(ecoli:
 
 
 def test_bsubtilis_gapfill_passes_the_quality_checks(data_dir: Path, biochem: BiochemIndex, tmp_path: Path) -> None:
-    draft = build(data_dir, biochem, tmp_path, "bsubtilis_168.faa", "GramPositive")
+    draft = build_genome(data_dir, biochem, tmp_path, "bsubtilis_168.faa", "GramPositive")
     medium = medium_of(data_dir, "glucose_minimal_aerobic")
     run = gf.gapfill_from_data(draft, medium, gf.GapfillOptions(), template_name="GramPositive",
                                data_dir=data_dir, biochem=biochem)

@@ -6,17 +6,12 @@ The same answer as `cobra.flux_analysis.single_gene_deletion`, computed with les
 - a deletion that closes nothing, or only reactions that carry no flux in the wild-type optimum,
   leaves that optimum feasible, so growth is the wild type's: no solve;
 - the other deletions are re-solved one after another on the same solver problem, which starts
-  from the previous basis (the bounds are restored after each). With GLPK the re-solve calls
-  `glp_simplex` on the problem directly: optlang re-scales the whole problem before every solve,
-  which is half the time here and not needed when only column bounds change
-  (benchmarks/analysis.py measures it against COBRApy). Anything but an optimum or a proven
-  infeasibility is solved again through COBRApy.
+  from the previous basis (`modeling/resolve.py`: GLPK called directly, bounds restored after each).
 An infeasible deletion has growth 0.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -24,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import InfeasibilityError, ValidationError
+from gem_flux_mcp.modeling.resolve import optimum_resolver
 
 if TYPE_CHECKING:
     import cobra
@@ -57,7 +53,7 @@ def single_deletions(model: cobra.Model, target: Target = "genes", ids: Iterable
     wild_type = float(solution.objective_value)
     fluxes = solution.fluxes
     result = Deletions(target, wild_type, {})
-    resolve = _glpk_resolver(model) or (lambda closed: _growth_without(model, closed))
+    resolve = optimum_resolver(model)
     last_report = time.monotonic()
     for done, item_id in enumerate(wanted):
         closed = (_closed_by_gene(model, item_id) if target == "genes" else [item_id])
@@ -65,7 +61,7 @@ def single_deletions(model: cobra.Model, target: Target = "genes", ids: Iterable
         if all(abs(float(fluxes[r])) <= ZERO_FLUX for r in closed):
             result.growth[item_id] = wild_type  # the wild-type optimum stays feasible
         else:
-            result.growth[item_id] = resolve(closed)
+            result.growth[item_id] = resolve(dict.fromkeys(closed, (0.0, 0.0)))
             result.solves += 1
         if progress is not None and time.monotonic() - last_report >= PROGRESS_EVERY_S:
             last_report = time.monotonic()
@@ -87,47 +83,6 @@ def check_ids(model: cobra.Model, target: Target, ids: Iterable[str] | None) -> 
     return wanted
 
 
-def _glpk_resolver(model: cobra.Model) -> Callable[[list[str]], float] | None:
-    """Growth with some reactions closed, solved on the GLPK problem itself (None: not GLPK)."""
-    if not model.solver.interface.__name__.endswith("glpk_interface"):
-        return None
-    import swiglpk as glp
-
-    problem = model.solver.problem
-    parameters = model.solver.configuration._smcp
-
-    def columns(reaction_id: str) -> list[int]:
-        reaction = model.reactions.get_by_id(reaction_id)
-        return [glp.glp_find_col(problem, v.name) for v in (reaction.forward_variable, reaction.reverse_variable)]
-
-    def resolve(closed: list[str]) -> float:
-        saved = [(c, glp.glp_get_col_type(problem, c), glp.glp_get_col_lb(problem, c), glp.glp_get_col_ub(problem, c))
-                 for rid in closed for c in columns(rid)]
-        for column, *_ in saved:
-            glp.glp_set_col_bnds(problem, column, glp.GLP_FX, 0.0, 0.0)
-        try:
-            code = glp.glp_simplex(problem, parameters)
-            status = glp.glp_get_status(problem)
-            value = glp.glp_get_obj_val(problem) if code == 0 and status == glp.GLP_OPT else None
-            infeasible = code == 0 and status == glp.GLP_NOFEAS
-        finally:
-            for column, kind, lower, upper in saved:
-                glp.glp_set_col_bnds(problem, column, kind, lower, upper)
-        if value is not None:
-            return max(float(value), 0.0)
-        return 0.0 if infeasible else _growth_without(model, closed)
-
-    return resolve
-
-
 def _closed_by_gene(model: cobra.Model, gene_id: str) -> list[str]:
     gene = model.genes.get_by_id(gene_id)
     return sorted(r.id for r in gene.reactions if not r.gpr.eval(knockouts={gene_id}))
-
-
-def _growth_without(model: cobra.Model, reactions: list[str]) -> float:
-    with model:
-        for rid in reactions:
-            model.reactions.get_by_id(rid).bounds = (0.0, 0.0)
-        value = model.slim_optimize(error_value=float("nan"))
-    return 0.0 if math.isnan(value) else max(float(value), 0.0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -39,6 +39,18 @@ def validate_media_request(
     """The medium as {cpd: (lower, upper)} in input order, or a ValidationError naming every
     offending entry. `known` returns which of the given ids exist in the database."""
     compounds = check_compounds_list(compounds)
+    normalized = check_compound_ids(compounds, known)
+    uptake = check_default_uptake(default_uptake)
+    medium = {cpd: (-uptake, DEFAULT_SECRETION) for cpd in normalized}
+    for cpd, bounds in _custom_bounds(custom_bounds, normalized).items():
+        medium[cpd] = bounds
+    return medium
+
+
+def check_compound_ids(compounds: Sequence[object], known: Callable[[list[str]], set[str]],
+                       allow_duplicates: bool = False) -> list[str]:
+    """ModelSEED compound ids, normalised (trimmed, lower case), in input order; every malformed,
+    repeated or unknown one reported at once."""
     normalized: list[str] = []
     malformed: list[Any] = []
     for raw in compounds:
@@ -55,13 +67,14 @@ def validate_media_request(
             suggestions=["ModelSEED compound ids look like 'cpd00027' (D-Glucose); names must be looked up first."],
         )
     duplicates = sorted({c for c in normalized if normalized.count(c) > 1})
-    if duplicates:
+    if duplicates and not allow_duplicates:
         raise ValidationError(
             ErrorCode.DUPLICATE_COMPOUND_IDS,
             f"Compound ids appear more than once: {', '.join(duplicates)}.",
             details={"duplicate_ids": duplicates},
             suggestions=["List each compound once; set its bounds with custom_bounds."],
-                    )
+        )
+    normalized = list(dict.fromkeys(normalized))
     existing = known(normalized)
     missing = [c for c in normalized if c not in existing]
     if missing:
@@ -72,11 +85,7 @@ def validate_media_request(
                      "total_provided": len(normalized), "total_invalid": len(missing)},
             suggestions=["Check the ids: they must exist in the ModelSEED database."],
         )
-    uptake = check_default_uptake(default_uptake)
-    medium = {cpd: (-uptake, DEFAULT_SECRETION) for cpd in normalized}
-    for cpd, bounds in _custom_bounds(custom_bounds, normalized).items():
-        medium[cpd] = bounds
-    return medium
+    return normalized
 
 
 def check_compounds_list(compounds: object) -> list[Any]:

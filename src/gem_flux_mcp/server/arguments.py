@@ -23,6 +23,7 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ValidationError
 from gem_flux_mcp.modeling.media import check_compounds_list, check_default_uptake
 from gem_flux_mcp.server.envelope import error_result
+from gem_flux_mcp.services import phenotypes
 from gem_flux_mcp.services.essentiality import check_threshold
 from gem_flux_mcp.services.fba import check_flux_threshold
 from gem_flux_mcp.services.gapfill import check_gapfill_mode, check_target_growth_rate
@@ -52,6 +53,9 @@ ARGUMENT_CHECKS: dict[tuple[str, str], Callable[[Any], object]] = {
     ("gapfill_model", "target_growth_rate"): check_target_growth_rate,
     ("gapfill_model", "gapfill_mode"): check_gapfill_mode,
     ("predict_gene_essentiality", "threshold"): check_threshold,
+    ("predict_growth_phenotypes", "growth_threshold"): phenotypes.check_growth_threshold,
+    ("predict_growth_phenotypes", "uptake_rate"): phenotypes.check_uptake_rate,
+    ("predict_growth_phenotypes", "panel"): phenotypes.check_panel,
 }
 
 

@@ -38,7 +38,7 @@ class FileArea:
 
     def resolve(self, raw: object, *, param: str, must_exist: bool, for_write: bool = False) -> Path:
         """The absolute path a user's path names, or a ValidationError saying why it is refused."""
-        code = ErrorCode(f"INVALID_{param.upper()}")
+        code = ErrorCode.__members__.get(f"INVALID_{param.upper()}", ErrorCode.INVALID_FILE_PATH)
         if not isinstance(raw, str) or not raw.strip():
             raise ValidationError(code, f"{param} must be a non-empty path string.",
                                   details={"provided": repr(raw)[:60]})

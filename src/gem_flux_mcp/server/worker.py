@@ -124,7 +124,7 @@ class JobRunner:
             if worker is not None:
                 self._kill(worker)
             raise errors.TimeoutError_(
-                ErrorCode(f"{job.kind.upper()}_TIMEOUT"),
+                _timeout_code(job.kind),
                 f"The {job.kind} job did not finish within {timeout_s:g} s and was stopped.",
                 details={"timeout_s": timeout_s},
                 suggestions=["Retry with a smaller input, or a longer time limit where the tool offers one."],
@@ -384,3 +384,11 @@ def worker_main(conn: Connection, settings: Settings, parent_pid: int) -> None:
             conn.send(("done", result))
         finally:
             tempfile.tempdir = None
+
+
+def _timeout_code(kind: str) -> ErrorCode:
+    """BUILD_TIMEOUT, GAPFILL_TIMEOUT; ANALYSIS_TIMEOUT for the analysis jobs."""
+    try:
+        return ErrorCode(f"{kind.upper()}_TIMEOUT")
+    except ValueError:
+        return ErrorCode.ANALYSIS_TIMEOUT

@@ -3,13 +3,13 @@ into an EssentialityJob for a worker, the answer summarised, paged and compared 
 
 from __future__ import annotations
 
-import math
 from typing import Any, Literal, get_args
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
 from gem_flux_mcp.modeling.essentiality import check_ids
+from gem_flux_mcp.services.confusion import compare
 from gem_flux_mcp.services.jobs import DeletionOutcome, EssentialityJob
 from gem_flux_mcp.services.workspace import Workspace, model_key
 
@@ -73,7 +73,7 @@ def store_essentiality(ws: Workspace, job: EssentialityJob, outcome: DeletionOut
     summary = {"target": job.target, "tested": len(rows), "essential": len(essential), "slowed": len(slowed),
                "no_effect": len(rows) - len(essential) - len(slowed), "wild_type_growth": round(wild, 6),
                "threshold": threshold}
-    comparison = compare(essential, [r["id"] for r in rows], observed) if observed else None
+    comparison = compare(essential, [r["id"] for r in rows], observed, "essential") if observed else None
     ws.store.add_result(ws.workspace_id, job.model_id, f"{job.target[:-1]}_essentiality", job.media_id, {
         **summary, "essential_ids": essential[:500], **({"comparison": comparison["metrics"]} if comparison else {})})
     page = rows[offset:offset + limit]
@@ -84,21 +84,3 @@ def store_essentiality(ws: Workspace, job: EssentialityJob, outcome: DeletionOut
         **({"comparison": comparison} if comparison else {}),
         "solves": outcome.solves, "seconds": round(outcome.seconds, 3),
     }
-
-
-def compare(essential: list[str], tested: list[str], observed: dict[str, bool]) -> dict[str, Any]:
-    """Predicted essential (positive) against observed essential, over the ids both have."""
-    predicted = set(essential)
-    shared = [i for i in tested if i in observed]
-    tp = sum(1 for i in shared if i in predicted and observed[i])
-    fp = sum(1 for i in shared if i in predicted and not observed[i])
-    fn = sum(1 for i in shared if i not in predicted and observed[i])
-    tn = len(shared) - tp - fp - fn
-    denominator = math.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
-    metrics = {"tp": tp, "fp": fp, "tn": tn, "fn": fn, "compared": len(shared),
-               "accuracy": round((tp + tn) / len(shared), 4) if shared else None,
-               "mcc": round((tp * tn - fp * fn) / denominator, 4) if denominator else 0.0}
-    mismatches = [{"id": i, "predicted_essential": i in predicted, "observed_essential": observed[i]}
-                  for i in shared if (i in predicted) != observed[i]]
-    return {"metrics": metrics, "mismatches": mismatches[:PAGE], "mismatches_total": len(mismatches),
-            "not_in_model": sorted(set(observed) - set(tested))[:PAGE]}

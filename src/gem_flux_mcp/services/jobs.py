@@ -6,6 +6,7 @@ server."""
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
@@ -84,6 +85,21 @@ class StoredModelOnMedium:
     model_json: str
     medium: dict[str, tuple[float, float]]
 
+    def load_on_medium(self, settings: Settings, objective: str | None = None) -> tuple[Any, list[Any]]:
+        """(the COBRApy model with the medium applied and `objective` set, its exchanges). The
+        caller releases the model (`model_io.release_model`)."""
+        from cobra.io import from_json
+
+        from gem_flux_mcp.modeling import media
+
+        model = from_json(self.model_json)
+        biochem = _biochem(settings)
+        exchanges = media.resolve_exchanges(model, lambda ids: biochem.compound_ids_for_external("BiGG", ids))
+        media.apply_medium(model, self.medium, exchanges)
+        if objective is not None:
+            model.objective = objective
+        return model, exchanges
+
 
 @dataclass(frozen=True)
 class GapfillJob(StoredModelOnMedium):
@@ -148,23 +164,43 @@ class EssentialityJob(StoredModelOnMedium):
     ids: tuple[str, ...] | None = None  # None: all
 
     def run(self, settings: Settings, progress: Progress) -> DeletionOutcome:
-        import time
-
-        from cobra.io import from_json
-
-        from gem_flux_mcp.modeling import media
         from gem_flux_mcp.modeling.essentiality import single_deletions
         from gem_flux_mcp.modeling.model_io import release_model
 
         started = time.perf_counter()
         progress("load", 0.02, "reading the model")
-        model = from_json(self.model_json)
-        biochem = _biochem(settings)
-        exchanges = media.resolve_exchanges(model, lambda ids: biochem.compound_ids_for_external("BiGG", ids))
-        media.apply_medium(model, self.medium, exchanges)
-        model.objective = self.objective
+        model, _ = self.load_on_medium(settings, self.objective)
         result = single_deletions(model, "genes" if self.target == "genes" else "reactions", self.ids,
                                   progress=progress)
         release_model(model)
         return DeletionOutcome(result.wild_type_growth, result.growth, result.closes, result.solves,
                                time.perf_counter() - started)
+
+
+@dataclass(frozen=True)
+class PhenotypeOutcome:
+    base_growth: float
+    growth: dict[str, float | None]  # None: the model has no exchange for the compound
+    exchanges: dict[str, list[str]]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class PhenotypeJob(StoredModelOnMedium):
+    """`medium` is the base medium with the panel's reference sources already taken out."""
+
+    kind: ClassVar[str] = "phenotypes"
+    objective: str
+    compounds: tuple[str, ...]
+    uptake: float
+
+    def run(self, settings: Settings, progress: Progress) -> PhenotypeOutcome:
+        from gem_flux_mcp.modeling.model_io import release_model
+        from gem_flux_mcp.modeling.phenotypes import growth_phenotypes
+
+        started = time.perf_counter()
+        progress("load", 0.02, "reading the model")
+        model, exchanges = self.load_on_medium(settings, self.objective)
+        result = growth_phenotypes(model, self.compounds, exchanges, self.uptake, progress=progress)
+        release_model(model)
+        return PhenotypeOutcome(result.base_growth, result.growth, result.exchanges, time.perf_counter() - started)

@@ -1,0 +1,66 @@
+"""Phenotype arrays: growth on a base medium with one tested compound added at a time.
+
+The Biolog convention as CarveMe's benchmark uses it: the base medium minus the panel's reference
+source (glucose for carbon, ammonia for nitrogen, ...) plus the tested compound, opened for uptake
+at a given rate; growth above a threshold is a positive call. A compound the model has no
+exchange for cannot be taken up: its growth is None ("no uptake"), not a silent "no growth".
+Each compound is one bound change on the same problem, re-solved from the previous basis
+(`modeling/resolve.py`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gem_flux_mcp.modeling.media import ExchangeInfo
+from gem_flux_mcp.modeling.resolve import optimum_resolver
+
+if TYPE_CHECKING:
+    import cobra
+
+Progress = Callable[[str, float, str], None]
+PROGRESS_EVERY_S = 1.0
+
+
+@dataclass
+class PhenotypeArray:
+    base_growth: float  # growth on the base medium with no tested compound (the negative control)
+    growth: dict[str, float | None] = field(default_factory=dict)  # compound -> growth; None: no exchange
+    exchanges: dict[str, list[str]] = field(default_factory=dict)  # compound -> its exchange reactions
+
+
+def growth_phenotypes(model: cobra.Model, compounds: Sequence[str], exchanges: Sequence[ExchangeInfo],
+                      uptake: float, progress: Progress | None = None) -> PhenotypeArray:
+    """Growth (the objective's optimum) with each compound of `compounds` (ModelSEED ids) open
+    for uptake at `uptake` on top of the model's current bounds (base medium already applied).
+    Secretion bounds stay as they are. The model is left unchanged."""
+    by_compound: dict[str, list[ExchangeInfo]] = {}
+    for info in exchanges:
+        if info.compound_id is not None:
+            by_compound.setdefault(info.compound_id, []).append(info)
+    resolve = optimum_resolver(model)
+    result = PhenotypeArray(base_growth=resolve({}))
+    last_report = time.monotonic()
+    for done, compound in enumerate(compounds):
+        infos = by_compound.get(compound, [])
+        result.exchanges[compound] = [i.reaction_id for i in infos]
+        result.growth[compound] = resolve(_opened(model, infos, uptake)) if infos else None
+        if progress is not None and time.monotonic() - last_report >= PROGRESS_EVERY_S:
+            last_report = time.monotonic()
+            progress("phenotypes", (done + 1) / len(compounds), f"{done + 1} of {len(compounds)} compounds")
+    return result
+
+
+def _opened(model: cobra.Model, infos: Sequence[ExchangeInfo], uptake: float) -> Mapping[str, tuple[float, float]]:
+    """Bounds that open each exchange for uptake at `uptake` (at least), keeping its secretion."""
+    bounds: dict[str, tuple[float, float]] = {}
+    for info in infos:
+        lower, upper = model.reactions.get_by_id(info.reaction_id).bounds
+        if info.sign < 0:  # `met <=>`: negative flux is uptake
+            bounds[info.reaction_id] = (min(lower, -uptake), upper)
+        else:
+            bounds[info.reaction_id] = (lower, max(upper, uptake))
+    return bounds

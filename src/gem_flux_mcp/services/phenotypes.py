@@ -1,0 +1,135 @@
+"""Growth phenotype arrays of a stored model: the request checked and turned into a PhenotypeJob
+(base medium minus the panel's reference sources; the compounds to test), the answer summarised,
+paged, compared with observations and recorded with the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gem_flux_mcp.data.panels import PANEL_NAMES, load_panels
+from gem_flux_mcp.error_codes import ErrorCode
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.modeling import fba
+from gem_flux_mcp.modeling.media import check_compound_ids
+from gem_flux_mcp.services.confusion import compare
+from gem_flux_mcp.services.jobs import PhenotypeJob, PhenotypeOutcome
+from gem_flux_mcp.services.tables import write_tsv
+from gem_flux_mcp.services.workspace import Workspace, model_key
+
+DEFAULT_GROWTH_THRESHOLD = 0.1  # 1/h: the CarveMe/Biolog benchmark's call
+DEFAULT_UPTAKE = 10.0  # mmol/gDW/h when the base medium has none of the panel's reference sources
+MAX_RATE = 1000.0
+PAGE = 50
+COLUMNS = ("compound_id", "name", "status", "growth", "exchanges")
+
+
+def check_growth_threshold(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 10:
+        raise ValidationError(
+            ErrorCode.INVALID_THRESHOLD,
+            f"growth_threshold must be a growth rate > 0 and <= 10 (1/h); got {value!r}.",
+            details={"provided": repr(value)[:30], "default": DEFAULT_GROWTH_THRESHOLD},
+        )
+    return float(value)
+
+
+def check_uptake_rate(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_RATE:
+        raise ValidationError(
+            ErrorCode.INVALID_ARGUMENTS,
+            f"uptake_rate must be a number > 0 and <= {MAX_RATE:g} (mmol/gDW/h); got {value!r}.",
+            details={"provided": repr(value)[:30]},
+        )
+    return float(value)
+
+
+def check_panel(panel: object) -> str | None:
+    if panel is not None and panel not in PANEL_NAMES:
+        raise ValidationError(ErrorCode.INVALID_ARGUMENTS,
+                              f"panel must be one of {', '.join(PANEL_NAMES)}; got {panel!r}.",
+                              details={"provided": repr(panel)[:30], "valid_values": list(PANEL_NAMES)})
+    return None if panel is None else str(panel)
+
+
+def prepare_phenotypes(ws: Workspace, model_id: object, base_media_id: object, panel: object = None,
+                       compounds: object = None, observed: object = None, objective: object = "bio1",
+                       uptake_rate: object = None) -> tuple[PhenotypeJob, dict[str, Any]]:
+    """Validate the request before any work (every bad compound id at once): the job, and what the
+    answer needs to say about it (panel, reference sources taken out, uptake)."""
+    key = model_key(model_id)
+    check_panel(panel)
+    observed_ids = list(observed) if isinstance(observed, dict) else []
+    extra = _id_list(compounds, "compounds") + _id_list(observed_ids, "observed")
+    if panel is None and not extra:
+        raise ValidationError(ErrorCode.NO_INPUT_PROVIDED, "Give a panel, compounds to test, or both.",
+                              details={"panels": list(PANEL_NAMES)})
+    tested = check_compound_ids(extra, ws.biochem.existing_compound_ids, allow_duplicates=True) if extra else []
+    provenance, panels = load_panels()
+    chosen = panels[str(panel)] if panel is not None else None
+    order = list(dict.fromkeys([*(chosen.compounds if chosen else []), *tested]))
+    medium_id, medium = ws.medium(base_media_id)
+    removed = [c for c in (chosen.reference_sources if chosen else ()) if c in medium]
+    rate = check_uptake_rate(uptake_rate)
+    if rate is None:
+        rate = max((-medium[c][0] for c in removed if medium[c][0] < 0), default=DEFAULT_UPTAKE)
+    with ws.store.checkout(ws.workspace_id, key) as model:
+        goal = fba.check_objective(model, objective, key)
+    job = PhenotypeJob(
+        model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
+        medium={c: b for c, b in medium.items() if c not in removed}, objective=goal, compounds=tuple(order),
+        uptake=rate,
+    )
+    names = {c: n for c, (n, _) in ws.biochem.compound_names(order).items()}
+    context = {"panel": panel, "reference_removed": removed, "uptake_rate": rate, "names": names,
+               "provenance": provenance if chosen else None}
+    return job, context
+
+
+def store_phenotypes(ws: Workspace, job: PhenotypeJob, context: dict[str, Any], outcome: PhenotypeOutcome,
+                     observed: dict[str, bool] | None = None, threshold: float = DEFAULT_GROWTH_THRESHOLD,
+                     offset: int = 0, output_path: Path | None = None) -> dict[str, Any]:
+    """Record the array with the model and shape the answer: summary, a page of rows in panel
+    order, the comparison with `observed` ({compound: grows in vivo}), the full table as TSV."""
+    rows: list[dict[str, Any]] = []
+    for compound in job.compounds:
+        growth = outcome.growth[compound]
+        status = "no_uptake" if growth is None else "growth" if growth > threshold else "no_growth"
+        rows.append({"compound_id": compound, "name": context["names"].get(compound, ""), "status": status,
+                     "growth": None if growth is None else round(growth, 6),
+                     "exchanges": outcome.exchanges.get(compound, [])})
+    grows = [r["compound_id"] for r in rows if r["status"] == "growth"]
+    no_uptake = [r["compound_id"] for r in rows if r["status"] == "no_uptake"]
+    base = round(outcome.base_growth, 6)
+    summary = {"tested": len(rows), "growth": len(grows), "no_growth": len(rows) - len(grows) - len(no_uptake),
+               "no_uptake": len(no_uptake), "base_growth": base, "growth_threshold": threshold,
+               "panel": context["panel"], "reference_removed": context["reference_removed"],
+               "uptake_rate": context["uptake_rate"]}
+    warnings = [f"The base medium without the tested compounds already gives growth {base} /h (above the "
+                f"threshold): every compound will look like a growth substrate."] if base > threshold else []
+    comparison = None
+    if observed:
+        comparison = compare(grows, job.compounds, {k.strip().lower(): v for k, v in observed.items()}, "growth")
+        comparison.pop("not_in_model")  # observed compounds are always tested
+    ws.store.add_result(ws.workspace_id, job.model_id, "growth_phenotypes", job.media_id, {
+        **summary, "growing_on": grows[:500], **({"comparison": comparison["metrics"]} if comparison else {})})
+    written = write_tsv(output_path, COLUMNS, rows) if output_path is not None else None
+    return {
+        "success": True, "model_id": job.model_id, "base_media_id": job.media_id, "objective": job.objective,
+        "summary": summary, "growth_on": grows[:PAGE * 4], "no_uptake": no_uptake[:PAGE * 4],
+        "rows": rows[offset:offset + PAGE], "offset": offset,
+        "next_offset": offset + PAGE if offset + PAGE < len(rows) else None,
+        **({"comparison": comparison} if comparison else {}), **({"output_file": written} if written else {}),
+        "warnings": warnings, "provenance": context["provenance"], "seconds": round(outcome.seconds, 3),
+    }
+
+
+def _id_list(value: object, name: str) -> list[object]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValidationError(ErrorCode.INVALID_ARGUMENTS, f"{name} must be a list of ModelSEED compound ids.",
+                              details={"provided": repr(value)[:80]})
+    return value

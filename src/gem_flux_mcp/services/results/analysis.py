@@ -1,0 +1,126 @@
+"""Results of the analysis tools (essentiality, phenotype arrays, ...)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from gem_flux_mcp.services.results.base import Result
+
+
+class DeletionRow(Result):
+    id: str
+    growth: float = Field(description="Growth (objective value) with it deleted; 0 when infeasible")
+    growth_ratio: float = Field(description="growth / wild-type growth")
+    status: Literal["essential", "slowed", "no_effect"]
+    reactions_closed: list[str] = Field(description="Reactions the deletion closes (a gene: those whose rule "
+                                                    "turns false)")
+
+
+class EssentialitySummary(Result):
+    target: Literal["genes", "reactions"]
+    tested: int
+    essential: int
+    slowed: int = Field(description="Viable, but growth below 99 % of the wild type")
+    no_effect: int
+    wild_type_growth: float
+    threshold: float
+
+
+class ConfusionMetrics(Result):
+    tp: int
+    fp: int
+    tn: int
+    fn: int
+    compared: int
+    accuracy: float | None
+    mcc: float
+
+
+class Mismatch(Result):
+    id: str
+    predicted_essential: bool
+    observed_essential: bool
+
+
+class Comparison(Result):
+    metrics: ConfusionMetrics
+    mismatches: list[Mismatch] = Field(description="The first 50")
+    mismatches_total: int
+    not_in_model: list[str] = Field(description="Observed ids the model does not have (first 50)")
+
+
+class EssentialityResult(Result):
+    success: Literal[True] = True
+    model_id: str
+    media_id: str
+    objective: str
+    summary: EssentialitySummary
+    essential: list[str] = Field(description="Essential ids, most severe first (first 50)")
+    essential_truncated: bool
+    rows: list[DeletionRow] = Field(description="This page of every tested id, lowest growth ratio first")
+    offset: int
+    next_offset: int | None = Field(description="offset of the next page; null at the end")
+    comparison: Comparison | None = Field(default=None, description="Against `observed`, when given")
+    solves: int = Field(description="Deletions that needed an LP solve; the others cannot change the optimum")
+    seconds: float
+
+
+class TableFile(Result):
+    path: str = Field(description="The TSV written (relative to the workspace's file area)")
+    rows: int
+    columns: list[str]
+
+
+class PhenotypeRow(Result):
+    compound_id: str
+    name: str
+    status: Literal["growth", "no_growth", "no_uptake"] = Field(
+        description="no_uptake: the model has no exchange for the compound, so it cannot take it up")
+    growth: float | None = Field(description="Growth (1/h) with the compound; null when it cannot be taken up")
+    exchanges: list[str]
+
+
+class PhenotypeSummary(Result):
+    tested: int
+    growth: int
+    no_growth: int
+    no_uptake: int = Field(description="Compounds without an exchange reaction in the model")
+    base_growth: float = Field(description="Growth on the base medium minus the reference sources, with no "
+                                           "tested compound (the negative control)")
+    growth_threshold: float
+    panel: Literal["carbon", "nitrogen", "phosphorus", "sulfur"] | None
+    reference_removed: list[str] = Field(description="The panel's reference sources taken out of the base medium")
+    uptake_rate: float = Field(description="Uptake each tested compound was opened at (mmol/gDW/h)")
+
+
+class PhenotypeMismatch(Result):
+    id: str
+    predicted_growth: bool
+    observed_growth: bool
+
+
+class PhenotypeComparison(Result):
+    metrics: ConfusionMetrics
+    mismatches: list[PhenotypeMismatch] = Field(description="The first 50")
+    mismatches_total: int
+
+
+class PhenotypeResult(Result):
+    success: Literal[True] = True
+    model_id: str
+    base_media_id: str
+    objective: str
+    summary: PhenotypeSummary
+    growth_on: list[str] = Field(description="Compounds it grows on (first 200)")
+    no_uptake: list[str] = Field(description="Compounds it cannot take up (first 200)")
+    rows: list[PhenotypeRow] = Field(description="This page of the array, in panel order")
+    offset: int
+    next_offset: int | None = Field(description="offset of the next page; null at the end")
+    comparison: PhenotypeComparison | None = Field(default=None, description="Against `observed`, when given "
+                                                   "(no_uptake counts as no growth)")
+    output_file: TableFile | None = Field(default=None, description="The full table, when output_path was given")
+    warnings: list[str]
+    provenance: str | None = Field(description="Where the panel's compound list comes from")
+    seconds: float

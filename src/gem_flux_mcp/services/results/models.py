@@ -1,0 +1,160 @@
+"""Results of the model tools: stored models, build, gapfill, import/export, revisions."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from gem_flux_mcp.services.results.base import Result
+
+
+class ModelInfo(Result):
+    model_id: str
+    model_name: str | None
+    state: Literal["draft", "gapfilled"]
+    num_reactions: int
+    num_metabolites: int
+    num_genes: int
+    template_used: str | None
+    created_at: str
+    derived_from: str | None
+
+
+class ListModelsResult(Result):
+    success: Literal[True] = True
+    models: list[ModelInfo]
+    total_models: int
+    models_by_state: dict[str, int]
+    next_steps: list[str]
+
+
+class DeleteModelResult(Result):
+    success: Literal[True] = True
+    deleted_model_id: str
+    message: str
+
+
+class Prediction(Result):
+    id: int
+    kind: str = Field(description="fba, gapfill, ...")
+    media_id: str | None
+    created_at: str
+    summary: dict[str, Any]
+
+
+class GetModelResult(ModelInfo):
+    success: Literal[True] = True
+    source: str = Field(description="built, imported, gapfilled or revised")
+    num_exchange_reactions: int
+    compartments: list[str]
+    objective: list[str]
+    statistics: dict[str, Any]
+    genes_preview: list[str]
+    genes_truncated: bool
+    last_media_id: str | None
+    lineage: list[list[str | None]] = Field(description="[model_id, derived_from] pairs, newest first")
+    predictions: list[Prediction] | None = None
+    revisions: list[dict[str, Any]] | None = None
+    gapfill_reactions: dict[str, Any] | None = Field(
+        default=None, description="A page of the reactions gapfill_model added (with gapfill_reactions_offset)")
+
+
+class ImportModelResult(ModelInfo):
+    success: Literal[True] = True
+    format: Literal["sbml", "json"]
+    original_model_id: str
+    num_exchange_reactions: int
+    compartments: list[str]
+    objective: list[str]
+    next_steps: list[str]
+
+
+class ModelStatistics(Result):
+    reactions_by_compartment: dict[str, int]
+    metabolites_by_compartment: dict[str, int]
+    reversible_reactions: int
+    irreversible_reactions: int
+    transport_reactions: int = Field(description="Reactions with metabolites in more than one compartment")
+
+
+class BuildModelResult(ModelInfo):
+    success: Literal[True] = True
+    annotated_with_rast: bool
+    num_exchange_reactions: int
+    has_biomass_reaction: bool
+    biomass_reaction_id: str
+    compartments: list[str]
+    has_atpm: bool
+    atpm_reaction_id: str
+    statistics: ModelStatistics
+    annotation: dict[str, Any] = Field(
+        description="Evidence summary: sources used, reactions per source (fasta_header, homology, rast), "
+                    "gene-associated reactions, homology search figures. Per-reaction evidence is in the "
+                    "model's reaction notes (gemflux_sources, gemflux_evidence)")
+    model_properties: dict[str, Any]
+    atp_correction: dict[str, Any]
+    interpretation: dict[str, str]
+    timings_s: dict[str, float]
+    next_steps: list[str]
+
+
+class AddedReaction(Result):
+    id: str
+    name: str
+    direction: str = Field(description="'>' forward, '<' reverse, '=' both")
+    equation: str
+    source: str = Field(description="atp_correction, template_gapfill, reversed (an existing reaction "
+                                    "opened in a new direction) or auto_generated (exchange)")
+    pathway: str
+    evidence: dict[str, Any] | None = None
+
+
+class GapfillModelResult(Result):
+    success: Literal[True] = True
+    model_id: str = Field(description="Id of the new gapfilled model (the original is unchanged)")
+    original_model_id: str
+    media_id: str
+    target_growth_rate: float
+    gapfill_mode: str
+    template_used: str
+    objective: str
+    growth_rate_before: float
+    growth_rate_after: float
+    gapfilling_successful: bool
+    num_reactions_added: int
+    reactions_added: list[AddedReaction] = Field(description="First page; see reactions_next_offset")
+    reactions_added_total: int
+    reactions_offset: int
+    reactions_next_offset: int | None = Field(
+        description="Offset for get_model(gapfill_reactions_offset=...) to read the next page; null at the end")
+    pathway_summary: dict[str, Any]
+    atp_correction: dict[str, Any]
+    genomescale_gapfill: dict[str, Any]
+    quality_checks: dict[str, Any] = Field(
+        description="growth_on_medium >= target, growth_without_carbon = 0, atp_with_all_uptakes_closed = 0")
+    interpretation: dict[str, Any]
+    model_properties: dict[str, Any]
+    timings_s: dict[str, float]
+    next_steps: list[str]
+
+
+class ExportModelResult(Result):
+    success: Literal[True] = True
+    model_id: str
+    file_path: str
+    format: Literal["sbml", "json"]
+    size_bytes: int
+
+
+class ReviseModelResult(ModelInfo):
+    success: Literal[True] = True
+    reason: str
+    changes: dict[str, list[dict[str, Any]]] = Field(
+        description="added_reactions, removed_reactions, bounds_changed, knocked_out_genes"
+    )
+    summary: dict[str, int]
+    media_id: str | None = Field(description="Medium used for growth before/after (the model's last-used one)")
+    growth_before: float | None
+    growth_after: float | None
+    next_steps: list[str]
