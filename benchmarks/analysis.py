@@ -7,6 +7,11 @@ glucose_minimal_aerobic by the library first, as the tests do):
 - `cobra.flux_analysis.single_gene_deletion(processes=2)` and `processes=1`.
 Both on the same model object with the same medium; the growths are checked equal (1e-6).
 
+Flux variability of every reaction of the same model, objective at least 0.9 x its optimum:
+- gem-flux `modeling.variability.flux_variability`, one process;
+- `cobra.flux_analysis.flux_variability_analysis(processes=2)` and `processes=1`.
+The minima and maxima are checked equal (1e-6).
+
 Usage:
     GEMFLUX_DATA_DIR=/path/to/data .venv/bin/python benchmarks/analysis.py [--repeats N]
 """
@@ -22,13 +27,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from cobra.flux_analysis import single_gene_deletion
+from cobra.flux_analysis import flux_variability_analysis, single_gene_deletion
 
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.modeling import gapfill
 from gem_flux_mcp.modeling.annotate import read_fasta_file, validate_proteins
 from gem_flux_mcp.modeling.build import BuildOptions, build_draft
 from gem_flux_mcp.modeling.essentiality import single_deletions
+from gem_flux_mcp.modeling.variability import flux_variability
 
 
 def main() -> None:
@@ -74,6 +80,22 @@ def main() -> None:
     print(f"{'cobra single_gene_deletion(processes=1)':<46} {cobra1_s:8.2f} {cobra1_s / cobra2_s:6.2f}x")
     print("target: gem-flux <= 1/3 of single_gene_deletion(processes=2): "
           f"{'MET' if ours_s <= cobra2_s / 3 else 'NOT MET'}")
+
+    fva_s, fva = timed(lambda: flux_variability(model, fraction_of_optimum=0.9))
+    cfva2_s, cfva2 = timed(lambda: flux_variability_analysis(model, fraction_of_optimum=0.9, processes=2))
+    cfva1_s, _ = timed(lambda: flux_variability_analysis(model, fraction_of_optimum=0.9, processes=1))
+    worst = max(max(abs(fva.minimum[r] - cfva2.at[r, "minimum"]),  # type: ignore[attr-defined]
+                    abs(fva.maximum[r] - cfva2.at[r, "maximum"])) for r in cfva2.index)  # type: ignore[attr-defined]
+    print()
+    print(f"flux variability, fraction_of_optimum 0.9, all {len(model.reactions)} reactions: median of "
+          f"{args.repeats} runs each; largest min/max difference {worst:.1e}")
+    print(f"{'method':<46} {'wall s':>8} {'ratio':>7}")
+    print(f"{'gem-flux flux_variability (1 process)':<46} {fva_s:8.2f} {fva_s / cfva2_s:6.2f}x "
+          f"({fva.solves} of {2 * len(model.reactions) + 1} problems solved)")  # type: ignore[attr-defined]
+    print(f"{'cobra flux_variability_analysis(processes=2)':<46} {cfva2_s:8.2f} {1.0:6.2f}x")
+    print(f"{'cobra flux_variability_analysis(processes=1)':<46} {cfva1_s:8.2f} {cfva1_s / cfva2_s:6.2f}x")
+    print("target: gem-flux <= 1/2 of flux_variability_analysis(processes=2), equal within 1e-6: "
+          f"{'MET' if fva_s <= cfva2_s / 2 and worst <= 1e-6 else 'NOT MET'}")
 
 
 if __name__ == "__main__":

@@ -53,6 +53,16 @@ def processes_with(marker: str) -> list[tuple[int, str]]:
     return found
 
 
+async def wait_until_no_workers(marker: str, timeout_s: float = 15.0) -> list[str]:
+    """Wait until no process but the server carries `marker`; returns those left at the deadline."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        workers = [cmd for _, cmd in processes_with(marker) if "gem-flux serve" not in cmd]
+        if not workers or time.monotonic() >= deadline:
+            return workers
+        await anyio.sleep(0.2)
+
+
 async def test_build_over_mcp_with_progress_and_a_responsive_server(server_env: dict[str, str], data_dir: Path,
                                                                     tmp_path: Path) -> None:
     fasta = write_subset(data_dir, tmp_path / "ecoli400.faa", 400)
@@ -117,12 +127,7 @@ async def test_cancelling_a_build_stops_the_worker_and_the_aligner(server_env: d
             assert any("mmseqs" in cmd for cmd in helpers), helpers
             group.cancel_scope.cancel()
 
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            helpers = [cmd for _, cmd in processes_with(marker) if "gem-flux serve" not in cmd]
-            if not helpers:
-                break
-            await anyio.sleep(0.2)
+        helpers = await wait_until_no_workers(marker)
         assert not helpers, helpers
         listed = await call(client, "list_models", {})
         assert listed["models"] == []

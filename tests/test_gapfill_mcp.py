@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import anyio
@@ -99,7 +98,7 @@ async def test_gapfill_input_errors(server_env: dict[str, str], data_dir: Path, 
 
 async def test_cancelling_a_gapfill_stops_the_worker(server_env: dict[str, str], data_dir: Path,
                                                      tmp_path: Path) -> None:
-    from test_build_model_mcp import processes_with
+    from test_build_model_mcp import processes_with, wait_until_no_workers
 
     marker = f"GEMFLUX_TEST_MARKER={tmp_path.name}"
     env = {**server_env, "GEMFLUX_TEST_MARKER": tmp_path.name,
@@ -126,12 +125,7 @@ async def test_cancelling_a_gapfill_stops_the_worker(server_env: dict[str, str],
             assert workers, "the gapfill should run in a worker process"
             group.cancel_scope.cancel()
 
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            workers = [cmd for _, cmd in processes_with(marker) if "gem-flux serve" not in cmd]
-            if not workers:
-                break
-            await anyio.sleep(0.2)
+        workers = await wait_until_no_workers(marker)
         assert not workers, workers
         listed = await call(client, "list_models", {})
         assert [m["model_id"] for m in listed["models"]] == ["ecoli.draft"]  # nothing stored

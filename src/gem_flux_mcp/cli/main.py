@@ -1,4 +1,5 @@
-"""`gem-flux` command line: serve, dashboard, build, data fetch/check/index."""
+"""`gem-flux` command line: serve, dashboard, build, data fetch/check/index, and the analyses
+(essentiality, phenotypes, fva, compare) on model files."""
 
 from __future__ import annotations
 
@@ -81,6 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--data-dir", help="reference data folder (default: $GEMFLUX_DATA_DIR)")
     build.add_argument("--cache-dir", help="cache folder (default: $GEMFLUX_CACHE_DIR)")
     build.add_argument("--quiet", action="store_true", help="no progress output")
+
+    from gem_flux_mcp.cli.analysis_commands import add_parsers
+
+    add_parsers(sub)
     return parser
 
 
@@ -98,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gem_flux_mcp.cli.build_command import build
 
         return build(args)
+    if args.command in {"essentiality", "phenotypes", "fva", "compare", "diagnose"}:
+        from gem_flux_mcp.cli.analysis_commands import run
+
+        return run(args)
     if args.command == "data":
         from gem_flux_mcp.cli import data_commands
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import InfeasibilityError, ValidationError
@@ -28,6 +28,7 @@ Target = Literal["genes", "reactions"]
 Progress = Callable[[str, float, str], None]
 ZERO_FLUX = 1e-9  # below this a wild-type flux counts as none
 PROGRESS_EVERY_S = 1.0
+SLOWED_BELOW = 0.99  # growth ratio below which a viable deletion counts as slowing growth
 
 
 @dataclass
@@ -67,6 +68,20 @@ def single_deletions(model: cobra.Model, target: Target = "genes", ids: Iterable
             last_report = time.monotonic()
             progress("deletions", (done + 1) / len(wanted), f"{done + 1} of {len(wanted)} {target}")
     return result
+
+
+def deletion_rows(wild_type_growth: float, growth: dict[str, float], closes: dict[str, list[str]],
+                  threshold: float) -> list[dict[str, Any]]:
+    """One row per deletion, lowest growth ratio first: growth, ratio to the wild type, and status
+    (essential: ratio < threshold; slowed: below 99 %; no_effect)."""
+    rows: list[dict[str, Any]] = []
+    for item, value in growth.items():
+        ratio = value / wild_type_growth if wild_type_growth > 0 else 0.0
+        status = "essential" if ratio < threshold else "slowed" if ratio < SLOWED_BELOW else "no_effect"
+        rows.append({"id": item, "growth": round(value, 6), "growth_ratio": round(ratio, 6), "status": status,
+                     "reactions_closed": closes.get(item, [])})
+    rows.sort(key=lambda r: (r["growth_ratio"], r["id"]))
+    return rows
 
 
 def check_ids(model: cobra.Model, target: Target, ids: Iterable[str] | None) -> list[str]:

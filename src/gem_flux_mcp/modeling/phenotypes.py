@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.modeling.media import ExchangeInfo
 from gem_flux_mcp.modeling.resolve import optimum_resolver
@@ -52,6 +52,20 @@ def growth_phenotypes(model: cobra.Model, compounds: Sequence[str], exchanges: S
             last_report = time.monotonic()
             progress("phenotypes", (done + 1) / len(compounds), f"{done + 1} of {len(compounds)} compounds")
     return result
+
+
+def phenotype_rows(compounds: Sequence[str], growth: Mapping[str, float | None],
+                   exchanges: Mapping[str, list[str]], threshold: float, names: Mapping[str, str]
+                   ) -> list[dict[str, Any]]:
+    """One row per compound in the given order: growth and status (growth above `threshold`,
+    no_growth, or no_uptake when the model has no exchange for it)."""
+    rows: list[dict[str, Any]] = []
+    for compound in compounds:
+        value = growth[compound]
+        status = "no_uptake" if value is None else "growth" if value > threshold else "no_growth"
+        rows.append({"compound_id": compound, "name": names.get(compound, ""), "status": status,
+                     "growth": None if value is None else round(value, 6), "exchanges": exchanges.get(compound, [])})
+    return rows
 
 
 def _opened(model: cobra.Model, infos: Sequence[ExchangeInfo], uptake: float) -> Mapping[str, tuple[float, float]]:

@@ -29,6 +29,7 @@ from gem_flux_mcp.services.fba import check_flux_threshold
 from gem_flux_mcp.services.gapfill import check_gapfill_mode, check_target_growth_rate
 from gem_flux_mcp.services.models import check_limit, check_offset
 from gem_flux_mcp.services.revisions import check_reason
+from gem_flux_mcp.services.variability import check_fraction
 
 MAX_TEXT_CHARS = 10_000  # any one string argument
 MAX_ITEMS = 20_000  # entries of any one list or object argument
@@ -56,6 +57,7 @@ ARGUMENT_CHECKS: dict[tuple[str, str], Callable[[Any], object]] = {
     ("predict_growth_phenotypes", "growth_threshold"): phenotypes.check_growth_threshold,
     ("predict_growth_phenotypes", "uptake_rate"): phenotypes.check_uptake_rate,
     ("predict_growth_phenotypes", "panel"): phenotypes.check_panel,
+    ("run_fva", "fraction_of_optimum"): check_fraction,
 }
 
 

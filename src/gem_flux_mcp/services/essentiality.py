@@ -3,21 +3,23 @@ into an EssentialityJob for a worker, the answer summarised, paged and compared 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal, get_args
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
-from gem_flux_mcp.modeling.essentiality import check_ids
+from gem_flux_mcp.modeling.essentiality import check_ids, deletion_rows
 from gem_flux_mcp.services.confusion import compare
 from gem_flux_mcp.services.jobs import DeletionOutcome, EssentialityJob
+from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
 
 Target = Literal["genes", "reactions"]
 TARGETS: tuple[str, ...] = get_args(Target)
 DEFAULT_THRESHOLD = 0.1  # growth ratio below which a deletion is lethal (the CarveMe/Biolog convention)
-SLOWED_BELOW = 0.99  # growth ratio below which a viable deletion counts as slowing growth
 PAGE = 50
+COLUMNS = ("id", "growth", "growth_ratio", "status", "reactions_closed")
 
 
 def check_threshold(threshold: object) -> float:
@@ -56,18 +58,13 @@ def prepare_essentiality(ws: Workspace, model_id: object, media_id: object, targ
 
 
 def store_essentiality(ws: Workspace, job: EssentialityJob, outcome: DeletionOutcome,
-                       observed: dict[str, bool] | None = None, offset: int = 0, limit: int = PAGE) -> dict[str, Any]:
+                       observed: dict[str, bool] | None = None, offset: int = 0, limit: int = PAGE,
+                       output_path: Path | None = None) -> dict[str, Any]:
     """Record the result with the model and shape the answer: the summary (counts, the essential
     ones first), a page of every row, the comparison with `observed` ({id: essential in vivo})."""
     threshold = job.threshold
     wild = outcome.wild_type_growth
-    rows: list[dict[str, Any]] = []
-    for item, growth in outcome.growth.items():
-        ratio = growth / wild if wild > 0 else 0.0
-        status = "essential" if ratio < threshold else "slowed" if ratio < SLOWED_BELOW else "no_effect"
-        rows.append({"id": item, "growth": round(growth, 6), "growth_ratio": round(ratio, 6), "status": status,
-                     "reactions_closed": outcome.closes.get(item, [])})
-    rows.sort(key=lambda r: (r["growth_ratio"], r["id"]))
+    rows = deletion_rows(wild, outcome.growth, outcome.closes, threshold)
     essential = [r["id"] for r in rows if r["status"] == "essential"]
     slowed = [r["id"] for r in rows if r["status"] == "slowed"]
     summary = {"target": job.target, "tested": len(rows), "essential": len(essential), "slowed": len(slowed),
@@ -76,11 +73,12 @@ def store_essentiality(ws: Workspace, job: EssentialityJob, outcome: DeletionOut
     comparison = compare(essential, [r["id"] for r in rows], observed, "essential") if observed else None
     ws.store.add_result(ws.workspace_id, job.model_id, f"{job.target[:-1]}_essentiality", job.media_id, {
         **summary, "essential_ids": essential[:500], **({"comparison": comparison["metrics"]} if comparison else {})})
+    written = write_tsv(output_path, COLUMNS, rows) if output_path is not None else None
     page = rows[offset:offset + limit]
     return {
         "success": True, "model_id": job.model_id, "media_id": job.media_id, "objective": job.objective,
         "summary": summary, "essential": essential[:PAGE], "essential_truncated": len(essential) > PAGE,
         "rows": page, "offset": offset, "next_offset": offset + limit if offset + limit < len(rows) else None,
-        **({"comparison": comparison} if comparison else {}),
+        **({"comparison": comparison} if comparison else {}), **({"output_file": written} if written else {}),
         "solves": outcome.solves, "seconds": round(outcome.seconds, 3),
     }

@@ -9,12 +9,13 @@ import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.biochem import BiochemIndex
 
 Progress = Callable[[str, float, str], None]
+T = TypeVar("T")
 
 
 class Job(Protocol):
@@ -100,6 +101,19 @@ class StoredModelOnMedium:
             model.objective = objective
         return model, exchanges
 
+    def analyse(self, settings: Settings, progress: Progress, objective: str,
+                analysis: Callable[[Any, list[Any]], T]) -> tuple[T, float]:
+        """`analysis(model, exchanges)` on the model loaded on the medium; (its result, seconds)."""
+        from gem_flux_mcp.modeling.model_io import release_model
+
+        started = time.perf_counter()
+        progress("load", 0.02, "reading the model")
+        model, exchanges = self.load_on_medium(settings, objective)
+        try:
+            return analysis(model, exchanges), time.perf_counter() - started
+        finally:
+            release_model(model)
+
 
 @dataclass(frozen=True)
 class GapfillJob(StoredModelOnMedium):
@@ -165,16 +179,10 @@ class EssentialityJob(StoredModelOnMedium):
 
     def run(self, settings: Settings, progress: Progress) -> DeletionOutcome:
         from gem_flux_mcp.modeling.essentiality import single_deletions
-        from gem_flux_mcp.modeling.model_io import release_model
 
-        started = time.perf_counter()
-        progress("load", 0.02, "reading the model")
-        model, _ = self.load_on_medium(settings, self.objective)
-        result = single_deletions(model, "genes" if self.target == "genes" else "reactions", self.ids,
-                                  progress=progress)
-        release_model(model)
-        return DeletionOutcome(result.wild_type_growth, result.growth, result.closes, result.solves,
-                               time.perf_counter() - started)
+        result, seconds = self.analyse(settings, progress, self.objective, lambda model, _: single_deletions(
+            model, "genes" if self.target == "genes" else "reactions", self.ids, progress=progress))
+        return DeletionOutcome(result.wild_type_growth, result.growth, result.closes, result.solves, seconds)
 
 
 @dataclass(frozen=True)
@@ -193,14 +201,37 @@ class PhenotypeJob(StoredModelOnMedium):
     objective: str
     compounds: tuple[str, ...]
     uptake: float
+    panel: str | None = None
+    reference_removed: tuple[str, ...] = ()
 
     def run(self, settings: Settings, progress: Progress) -> PhenotypeOutcome:
-        from gem_flux_mcp.modeling.model_io import release_model
         from gem_flux_mcp.modeling.phenotypes import growth_phenotypes
 
-        started = time.perf_counter()
-        progress("load", 0.02, "reading the model")
-        model, exchanges = self.load_on_medium(settings, self.objective)
-        result = growth_phenotypes(model, self.compounds, exchanges, self.uptake, progress=progress)
-        release_model(model)
-        return PhenotypeOutcome(result.base_growth, result.growth, result.exchanges, time.perf_counter() - started)
+        result, seconds = self.analyse(settings, progress, self.objective, lambda model, exchanges: growth_phenotypes(
+            model, self.compounds, exchanges, self.uptake, progress=progress))
+        return PhenotypeOutcome(result.base_growth, result.growth, result.exchanges, seconds)
+
+
+@dataclass(frozen=True)
+class VariabilityOutcome:
+    optimum: float
+    minimum: dict[str, float]
+    maximum: dict[str, float]
+    solves: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class VariabilityJob(StoredModelOnMedium):
+    kind: ClassVar[str] = "variability"
+    objective: str
+    fraction_of_optimum: float
+    loopless: bool
+    reactions: tuple[str, ...] | None = None  # None: all
+
+    def run(self, settings: Settings, progress: Progress) -> VariabilityOutcome:
+        from gem_flux_mcp.modeling.variability import flux_variability
+
+        result, seconds = self.analyse(settings, progress, self.objective, lambda model, _: flux_variability(
+            model, self.reactions, self.fraction_of_optimum, self.loopless, progress=progress))
+        return VariabilityOutcome(result.optimum, result.minimum, result.maximum, result.solves, seconds)

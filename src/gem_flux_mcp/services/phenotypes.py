@@ -12,6 +12,7 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
 from gem_flux_mcp.modeling.media import check_compound_ids
+from gem_flux_mcp.modeling.phenotypes import phenotype_rows
 from gem_flux_mcp.services.confusion import compare
 from gem_flux_mcp.services.jobs import PhenotypeJob, PhenotypeOutcome
 from gem_flux_mcp.services.tables import write_tsv
@@ -56,9 +57,8 @@ def check_panel(panel: object) -> str | None:
 
 def prepare_phenotypes(ws: Workspace, model_id: object, base_media_id: object, panel: object = None,
                        compounds: object = None, observed: object = None, objective: object = "bio1",
-                       uptake_rate: object = None) -> tuple[PhenotypeJob, dict[str, Any]]:
-    """Validate the request before any work (every bad compound id at once): the job, and what the
-    answer needs to say about it (panel, reference sources taken out, uptake)."""
+                       uptake_rate: object = None) -> PhenotypeJob:
+    """Validate the request before any work (every bad compound id at once)."""
     key = model_key(model_id)
     check_panel(panel)
     observed_ids = list(observed) if isinstance(observed, dict) else []
@@ -67,7 +67,7 @@ def prepare_phenotypes(ws: Workspace, model_id: object, base_media_id: object, p
         raise ValidationError(ErrorCode.NO_INPUT_PROVIDED, "Give a panel, compounds to test, or both.",
                               details={"panels": list(PANEL_NAMES)})
     tested = check_compound_ids(extra, ws.biochem.existing_compound_ids, allow_duplicates=True) if extra else []
-    provenance, panels = load_panels()
+    _, panels = load_panels()
     chosen = panels[str(panel)] if panel is not None else None
     order = list(dict.fromkeys([*(chosen.compounds if chosen else []), *tested]))
     medium_id, medium = ws.medium(base_media_id)
@@ -77,36 +77,26 @@ def prepare_phenotypes(ws: Workspace, model_id: object, base_media_id: object, p
         rate = max((-medium[c][0] for c in removed if medium[c][0] < 0), default=DEFAULT_UPTAKE)
     with ws.store.checkout(ws.workspace_id, key) as model:
         goal = fba.check_objective(model, objective, key)
-    job = PhenotypeJob(
+    return PhenotypeJob(
         model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
         medium={c: b for c, b in medium.items() if c not in removed}, objective=goal, compounds=tuple(order),
-        uptake=rate,
+        uptake=rate, panel=chosen.name if chosen else None, reference_removed=tuple(removed),
     )
-    names = {c: n for c, (n, _) in ws.biochem.compound_names(order).items()}
-    context = {"panel": panel, "reference_removed": removed, "uptake_rate": rate, "names": names,
-               "provenance": provenance if chosen else None}
-    return job, context
 
 
-def store_phenotypes(ws: Workspace, job: PhenotypeJob, context: dict[str, Any], outcome: PhenotypeOutcome,
+def store_phenotypes(ws: Workspace, job: PhenotypeJob, outcome: PhenotypeOutcome,
                      observed: dict[str, bool] | None = None, threshold: float = DEFAULT_GROWTH_THRESHOLD,
                      offset: int = 0, output_path: Path | None = None) -> dict[str, Any]:
     """Record the array with the model and shape the answer: summary, a page of rows in panel
     order, the comparison with `observed` ({compound: grows in vivo}), the full table as TSV."""
-    rows: list[dict[str, Any]] = []
-    for compound in job.compounds:
-        growth = outcome.growth[compound]
-        status = "no_uptake" if growth is None else "growth" if growth > threshold else "no_growth"
-        rows.append({"compound_id": compound, "name": context["names"].get(compound, ""), "status": status,
-                     "growth": None if growth is None else round(growth, 6),
-                     "exchanges": outcome.exchanges.get(compound, [])})
+    names = {c: n for c, (n, _) in ws.biochem.compound_names(job.compounds).items()}
+    rows = phenotype_rows(job.compounds, outcome.growth, outcome.exchanges, threshold, names)
     grows = [r["compound_id"] for r in rows if r["status"] == "growth"]
     no_uptake = [r["compound_id"] for r in rows if r["status"] == "no_uptake"]
     base = round(outcome.base_growth, 6)
     summary = {"tested": len(rows), "growth": len(grows), "no_growth": len(rows) - len(grows) - len(no_uptake),
                "no_uptake": len(no_uptake), "base_growth": base, "growth_threshold": threshold,
-               "panel": context["panel"], "reference_removed": context["reference_removed"],
-               "uptake_rate": context["uptake_rate"]}
+               "panel": job.panel, "reference_removed": list(job.reference_removed), "uptake_rate": job.uptake}
     warnings = [f"The base medium without the tested compounds already gives growth {base} /h (above the "
                 f"threshold): every compound will look like a growth substrate."] if base > threshold else []
     comparison = None
@@ -122,7 +112,8 @@ def store_phenotypes(ws: Workspace, job: PhenotypeJob, context: dict[str, Any], 
         "rows": rows[offset:offset + PAGE], "offset": offset,
         "next_offset": offset + PAGE if offset + PAGE < len(rows) else None,
         **({"comparison": comparison} if comparison else {}), **({"output_file": written} if written else {}),
-        "warnings": warnings, "provenance": context["provenance"], "seconds": round(outcome.seconds, 3),
+        "warnings": warnings, "provenance": load_panels()[0] if job.panel else None,
+        "seconds": round(outcome.seconds, 3),
     }
 
 

@@ -1,8 +1,9 @@
 """Analysis tools: the questions a model is built for, one call each (predict_gene_essentiality,
-predict_growth_phenotypes)."""
+predict_growth_phenotypes, run_fva, compare_models)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import anyio.to_thread
@@ -10,11 +11,24 @@ from fastmcp import Context, FastMCP
 from pydantic import Field
 
 from gem_flux_mcp.server.runtime import get_file_area, get_jobs, get_workspace
-from gem_flux_mcp.server.tools.common import CREATES, MediaId, ModelId, tool
+from gem_flux_mcp.server.tools.common import CREATES, READ_ONLY, MediaId, ModelId, OutputPath, output_target, tool
 from gem_flux_mcp.server.worker import mcp_progress
-from gem_flux_mcp.services import essentiality, phenotypes, results
+from gem_flux_mcp.services import compare, essentiality, phenotypes, results, variability
+from gem_flux_mcp.services.workspace import Workspace
 
 ANALYSIS_TIMEOUT_S = 1800.0
+
+
+async def run_analysis(ctx: Context, prepare: Callable[[Workspace], Any],
+                       answer: Callable[[Workspace, Any, Any], dict[str, Any]]) -> dict[str, Any]:
+    """The shape of every analysis in a worker: the request checked and turned into a job (in a
+    thread), the job run in a worker process with progress, the answer shaped and recorded (in a
+    thread), server folders scrubbed from it."""
+    workspace = get_workspace()
+    job = await anyio.to_thread.run_sync(lambda: prepare(workspace))
+    outcome = await get_jobs().run(job, mcp_progress(ctx), timeout_s=ANALYSIS_TIMEOUT_S,
+                                   workspace=workspace.workspace_id)
+    return get_file_area().scrub_payload(await anyio.to_thread.run_sync(lambda: answer(workspace, job, outcome)))
 
 
 def register(mcp: FastMCP) -> None:
@@ -36,18 +50,18 @@ def register(mcp: FastMCP) -> None:
             description="'genes' (single-gene deletions) or 'reactions' (single-reaction deletions)")] = "genes",
         objective: Annotated[str, Field(description="Reaction whose optimum is growth (default 'bio1')")] = "bio1",
         offset: Annotated[int, Field(ge=0, description="First row of the table to return (paging)")] = 0,
+        output_path: OutputPath = None,
     ) -> dict[str, Any]:
         """Which genes (or reactions) the model cannot grow without on a medium: single deletions
         (a gene closes the reactions whose rule turns false), growth ratio to the wild type,
         essential (ratio < threshold) and slowed ones; with `observed`, the confusion numbers.
         Runs in a worker process with progress; the answer pages the full table (offset)."""
-        workspace = get_workspace()
-        job = await anyio.to_thread.run_sync(lambda: essentiality.prepare_essentiality(
-            workspace, model_id, media_id, target, genes, objective, threshold))
-        outcome = await get_jobs().run(job, mcp_progress(ctx), timeout_s=ANALYSIS_TIMEOUT_S,
-                                       workspace=workspace.workspace_id)
-        return await anyio.to_thread.run_sync(
-            lambda: essentiality.store_essentiality(workspace, job, outcome, observed, offset))
+        path = output_target(get_file_area(), output_path)
+        return await run_analysis(
+            ctx, lambda ws: essentiality.prepare_essentiality(ws, model_id, media_id, target, genes, objective,
+                                                              threshold),
+            lambda ws, job, outcome: essentiality.store_essentiality(ws, job, outcome, observed, offset,
+                                                                     output_path=path))
 
     @tool(mcp, "predict_growth_phenotypes", results.PhenotypeResult,
           {"title": "Predict growth phenotypes", **CREATES})
@@ -70,18 +84,50 @@ def register(mcp: FastMCP) -> None:
                                        "removed reference source's rate in the base medium, else 10")] = None,
         objective: Annotated[str, Field(description="Reaction whose optimum is growth (default 'bio1')")] = "bio1",
         offset: Annotated[int, Field(ge=0, description="First row of the array to return (paging)")] = 0,
-        output_path: Annotated[str | None, Field(description="Also write the full array as TSV to this file "
-                                                             "(inside the allowed folders)")] = None,
+        output_path: OutputPath = None,
     ) -> dict[str, Any]:
         """What the model grows on: for each compound of a panel (or list), growth on the base medium
         minus the panel's reference source plus that compound (the Biolog convention). Compounds the
         model cannot take up are reported as such. With `observed`, the confusion numbers."""
-        workspace, area = get_workspace(), get_file_area()
-        path = area.resolve(output_path, param="output_path", must_exist=False, for_write=True) \
-            if output_path is not None else None
-        job, context = await anyio.to_thread.run_sync(lambda: phenotypes.prepare_phenotypes(
-            workspace, model_id, base_media_id, panel, compounds, observed, objective, uptake_rate))
-        outcome = await get_jobs().run(job, mcp_progress(ctx), timeout_s=ANALYSIS_TIMEOUT_S,
-                                       workspace=workspace.workspace_id)
-        return area.scrub_payload(await anyio.to_thread.run_sync(lambda: phenotypes.store_phenotypes(
-            workspace, job, context, outcome, observed, growth_threshold, offset, path)))
+        path = output_target(get_file_area(), output_path)
+        return await run_analysis(
+            ctx, lambda ws: phenotypes.prepare_phenotypes(ws, model_id, base_media_id, panel, compounds, observed,
+                                                          objective, uptake_rate),
+            lambda ws, job, outcome: phenotypes.store_phenotypes(ws, job, outcome, observed, growth_threshold,
+                                                                 offset, path))
+
+    @tool(mcp, "compare_models", results.CompareModelsResult, {"title": "Compare two models", **READ_ONLY})
+    def compare_models(
+        model_a: Annotated[ModelId, Field(description="First model (A)")],
+        model_b: Annotated[ModelId, Field(description="Second model (B)")],
+        media_ids: Annotated[list[MediaId] | None, Field(
+            max_length=20, description="Media to grow both on; default the media each was last run on")] = None,
+        offset: Annotated[int, Field(ge=0, description="First item of every id list to return (paging)")] = 0,
+    ) -> dict[str, Any]:
+        """How two models differ: reactions, genes and metabolites only in A, only in B, and shared
+        (counts, then the ids page by page); shared reactions whose bounds or gene rule changed; and
+        growth of both on each medium. For a draft and its gapfilled model, reactions_only_b is what
+        gapfilling added."""
+        return compare.compare_models(get_workspace(), model_a, model_b, media_ids, offset)
+
+    @tool(mcp, "run_fva", results.VariabilityResult, {"title": "Flux variability analysis", **CREATES})
+    async def run_fva(
+        ctx: Context,
+        model_id: ModelId,
+        media_id: MediaId,
+        reactions: Annotated[list[str] | None, Field(description="Reaction ids; default every reaction")] = None,
+        fraction_of_optimum: Annotated[float, Field(ge=0, le=1, description="The objective is held at least at "
+                                                                           "this fraction of its optimum")] = 0.9,
+        loopless: Annotated[bool, Field(description="Exclude flux around internal loops (slower)")] = False,
+        objective: Annotated[str, Field(description="Reaction whose optimum is held (default 'bio1')")] = "bio1",
+        offset: Annotated[int, Field(ge=0, description="First row of the table to return (paging)")] = 0,
+        output_path: OutputPath = None,
+    ) -> dict[str, Any]:
+        """Which reactions are flexible: the smallest and largest flux of each reaction while the
+        objective stays at least at a fraction of its optimum; blocked reactions and reactions that
+        must carry flux in one direction. Runs in a worker process with progress; pages the table."""
+        path = output_target(get_file_area(), output_path)
+        return await run_analysis(
+            ctx, lambda ws: variability.prepare_variability(ws, model_id, media_id, reactions, fraction_of_optimum,
+                                                            loopless, objective),
+            lambda ws, job, outcome: variability.store_variability(ws, job, outcome, offset, path))

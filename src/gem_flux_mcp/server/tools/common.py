@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 from fastmcp import FastMCP
 from pydantic import Field
 
 from gem_flux_mcp.server.envelope import enveloped, enveloped_async
+from gem_flux_mcp.server.files import FileArea
 from gem_flux_mcp.services.results import Result, output_schema
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
@@ -19,6 +21,15 @@ DELETES = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": Tru
 
 ModelId = Annotated[str, Field(description="Id of a stored model, e.g. 'E_coli.draft' (see list_models)")]
 MediaId = Annotated[str, Field(description="Id of a medium, predefined (e.g. 'glucose_minimal_aerobic') or built")]
+OutputPath = Annotated[str | None, Field(description="Also write the full table as TSV to this file (inside the "
+                                                     "allowed folders)")]
+
+
+def output_target(area: FileArea, output_path: str | None) -> Path | None:
+    """Where a table is to be written: the user's path checked against the file area, or None."""
+    if output_path is None:
+        return None
+    return area.resolve(output_path, param="output_path", must_exist=False, for_write=True)
 
 
 def tool(mcp: FastMCP, name: str, result: type[Result], annotations: dict[str, Any]) -> Callable[[Any], Any]:

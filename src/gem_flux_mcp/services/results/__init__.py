@@ -7,11 +7,15 @@ One module per group of tools; every model is importable from this package.
 """
 
 from gem_flux_mcp.services.results.analysis import (
+    CompareModelsResult,
     Comparison,
+    ComparisonSummary,
     ConfusionMetrics,
     DeletionRow,
+    DifferenceCounts,
     EssentialityResult,
     EssentialitySummary,
+    GrowthPair,
     Mismatch,
     PhenotypeComparison,
     PhenotypeMismatch,
@@ -19,6 +23,9 @@ from gem_flux_mcp.services.results.analysis import (
     PhenotypeRow,
     PhenotypeSummary,
     TableFile,
+    VariabilityResult,
+    VariabilityRow,
+    VariabilitySummary,
 )
 from gem_flux_mcp.services.results.base import Envelope, Result, output_schema
 from gem_flux_mcp.services.results.fba import (
@@ -63,7 +70,9 @@ __all__ = [
     "AddedReaction",
     "BuildMediaResult",
     "BuildModelResult",
+    "CompareModelsResult",
     "Comparison",
+    "ComparisonSummary",
     "CompoundHit",
     "CompoundPreview",
     "CompoundRecord",
@@ -72,6 +81,7 @@ __all__ = [
     "DeleteMediaResult",
     "DeleteModelResult",
     "DeletionRow",
+    "DifferenceCounts",
     "Envelope",
     "EssentialityResult",
     "EssentialitySummary",
@@ -81,6 +91,7 @@ __all__ = [
     "GapfillModelResult",
     "GetMediaResult",
     "GetModelResult",
+    "GrowthPair",
     "ImportModelResult",
     "ListMediaResult",
     "ListModelsResult",
@@ -103,5 +114,8 @@ __all__ = [
     "ReviseModelResult",
     "TableFile",
     "TopFlux",
+    "VariabilityResult",
+    "VariabilityRow",
+    "VariabilitySummary",
     "output_schema",
 ]

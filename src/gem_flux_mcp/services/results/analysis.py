@@ -9,6 +9,12 @@ from pydantic import Field
 from gem_flux_mcp.services.results.base import Result
 
 
+class TableFile(Result):
+    path: str = Field(description="The TSV written (relative to the workspace's file area)")
+    rows: int
+    columns: list[str]
+
+
 class DeletionRow(Result):
     id: str
     growth: float = Field(description="Growth (objective value) with it deleted; 0 when infeasible")
@@ -63,14 +69,9 @@ class EssentialityResult(Result):
     offset: int
     next_offset: int | None = Field(description="offset of the next page; null at the end")
     comparison: Comparison | None = Field(default=None, description="Against `observed`, when given")
+    output_file: TableFile | None = Field(default=None, description="The full table, when output_path was given")
     solves: int = Field(description="Deletions that needed an LP solve; the others cannot change the optimum")
     seconds: float
-
-
-class TableFile(Result):
-    path: str = Field(description="The TSV written (relative to the workspace's file area)")
-    rows: int
-    columns: list[str]
 
 
 class PhenotypeRow(Result):
@@ -123,4 +124,82 @@ class PhenotypeResult(Result):
     output_file: TableFile | None = Field(default=None, description="The full table, when output_path was given")
     warnings: list[str]
     provenance: str | None = Field(description="Where the panel's compound list comes from")
+    seconds: float
+
+
+class DifferenceCounts(Result):
+    only_a: int
+    only_b: int
+    shared: int
+    changed: int | None = Field(default=None, description="Shared reactions with other bounds or gene rule")
+
+
+class ComparisonSummary(Result):
+    reactions: DifferenceCounts
+    genes: DifferenceCounts
+    metabolites: DifferenceCounts
+
+
+class GrowthPair(Result):
+    media_id: str
+    growth_a: float | None = Field(description="Optimum of model A's objective (1/h); null when infeasible or "
+                                               "the medium has nothing A can exchange")
+    growth_b: float | None
+
+
+class CompareModelsResult(Result):
+    success: Literal[True] = True
+    model_a: str
+    model_b: str
+    summary: ComparisonSummary
+    objectives: dict[str, str] = Field(description="Each model's objective reaction(s), under 'a' and 'b'")
+    growth: list[GrowthPair] = Field(description="Growth of both on each medium")
+    reactions_only_a: list[str] = Field(description="This page of the ids (sorted); all lists page together")
+    reactions_only_b: list[str]
+    genes_only_a: list[str]
+    genes_only_b: list[str]
+    metabolites_only_a: list[str]
+    metabolites_only_b: list[str]
+    reactions_changed: list[str] = Field(description="Shared reactions whose bounds or gene rule differ")
+    reaction_names: dict[str, str] = Field(description="ModelSEED names of the reactions on this page")
+    offset: int
+    next_offset: int | None = Field(description="offset of the next page; null at the end")
+
+
+FluxStatus = Literal["blocked", "forward_only_forced", "reverse_only_forced", "variable"]
+
+
+class VariabilityRow(Result):
+    reaction_id: str
+    minimum: float = Field(description="Smallest net flux (mmol/gDW/h)")
+    maximum: float = Field(description="Largest net flux")
+    status: FluxStatus = Field(description="blocked: no flux possible; *_forced: must carry flux in that "
+                                           "direction; variable: otherwise")
+
+
+class VariabilitySummary(Result):
+    tested: int
+    blocked: int
+    forward_only_forced: int
+    reverse_only_forced: int
+    variable: int
+    optimum: float = Field(description="The objective's optimum on the medium")
+    fraction_of_optimum: float
+    loopless: bool
+
+
+class VariabilityResult(Result):
+    success: Literal[True] = True
+    model_id: str
+    media_id: str
+    objective: str
+    summary: VariabilitySummary
+    forced: list[VariabilityRow] = Field(description="The 20 reactions that must carry the most flux")
+    blocked: list[str] = Field(description="Blocked reactions (first 100)")
+    blocked_truncated: bool
+    rows: list[VariabilityRow] = Field(description="This page of every reaction, in model order")
+    offset: int
+    next_offset: int | None = Field(description="offset of the next page; null at the end")
+    output_file: TableFile | None = Field(default=None, description="The full table, when output_path was given")
+    solves: int = Field(description="LPs solved (the others were known from earlier solutions or fixed bounds)")
     seconds: float

@@ -1,0 +1,278 @@
+"""`gem-flux essentiality|phenotypes|fva|compare|diagnose`: the analysis tools on model files,
+without a server. Each prints a short summary (or the whole result as JSON with --json) and
+writes the full table as TSV with --out."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gem_flux_mcp.config import Settings
+from gem_flux_mcp.error_codes import ErrorCode
+from gem_flux_mcp.errors import GemFluxError, ValidationError
+
+if TYPE_CHECKING:
+    import cobra
+
+    from gem_flux_mcp.data.biochem import BiochemIndex
+
+TRUE = {"1", "true", "yes", "y", "e", "+", "++", "essential", "growth"}
+FALSE = {"0", "false", "no", "n", "ne", "-", "--", "non-essential", "nonessential", "no_growth"}
+
+
+def add_parsers(sub: Any) -> None:
+    def common(parser: argparse.ArgumentParser, medium_required: bool = True) -> None:
+        parser.add_argument("--medium", required=medium_required,
+                            help="a predefined medium name (e.g. glucose_minimal_aerobic) or a JSON file "
+                                 "{\"compounds\": {cpd: {\"bounds\": [lower, upper]}}}")
+        parser.add_argument("--objective", default="bio1", help="objective reaction (default bio1)")
+        parser.add_argument("--json", action="store_true", help="print the whole result as JSON")
+        parser.add_argument("--data-dir", help="reference data folder (default: $GEMFLUX_DATA_DIR)")
+        parser.add_argument("--cache-dir", help="cache folder (default: $GEMFLUX_CACHE_DIR)")
+
+    ess = sub.add_parser("essentiality", help="single gene (or reaction) deletions of a model file")
+    ess.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
+    ess.add_argument("--target", choices=["genes", "reactions"], default="genes")
+    ess.add_argument("--threshold", type=float, default=0.1, help="growth ratio below which a deletion is lethal")
+    ess.add_argument("--observed", help="TSV: id, essential (1/0, E/NE, true/false) — adds TP/FP/TN/FN and MCC")
+    ess.add_argument("--out", help="write every deletion as TSV here")
+    common(ess)
+
+    phen = sub.add_parser("phenotypes", help="growth phenotype array (Biolog panels) of a model file")
+    phen.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
+    phen.add_argument("--panel", choices=["carbon", "nitrogen", "phosphorus", "sulfur"])
+    phen.add_argument("--compounds", default="", help="comma-separated ModelSEED compound ids to test")
+    phen.add_argument("--growth-threshold", type=float, default=0.1, help="growth (1/h) that counts as growth")
+    phen.add_argument("--uptake-rate", type=float, help="uptake of each tested compound (default: the "
+                                                         "reference source's rate in the medium, else 10)")
+    phen.add_argument("--observed", help="TSV: compound id, grows (1/0, +/-, true/false)")
+    phen.add_argument("--out", help="write the array as TSV here")
+    common(phen)
+
+    fva = sub.add_parser("fva", help="flux variability analysis of a model file")
+    fva.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
+    fva.add_argument("--fraction", type=float, default=0.9, help="fraction of the optimum to hold (default 0.9)")
+    fva.add_argument("--loopless", action="store_true", help="no flux around internal loops (slower)")
+    fva.add_argument("--reactions", default="", help="comma-separated reaction ids (default all)")
+    fva.add_argument("--out", help="write min/max of every reaction as TSV here")
+    common(fva)
+
+    cmp_ = sub.add_parser("compare", help="compare two model files")
+    cmp_.add_argument("model_a")
+    cmp_.add_argument("model_b")
+    cmp_.add_argument("--out", help="write every difference as TSV here (kind, side, id)")
+    common(cmp_, medium_required=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    commands: dict[str, Callable[[argparse.Namespace, Settings], dict[str, Any]]] = {
+        "essentiality": _essentiality, "phenotypes": _phenotypes, "fva": _fva, "compare": _compare,
+    }
+    try:
+        settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
+        result = commands[args.command](args, settings)
+    except GemFluxError as exc:
+        print(f"gem-flux {args.command}: {exc.code}: {exc.message}", file=sys.stderr)
+        for hint in exc.suggestions:
+            print(f"  - {hint}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(result, indent=1, default=str))
+    else:
+        for line in result["lines"]:
+            print(line)
+    return 0
+
+
+# ------------------------------------------------------------------------------ loading
+
+
+def _biochem(settings: Settings) -> BiochemIndex:
+    from gem_flux_mcp.data.biochem import BiochemIndex
+
+    return BiochemIndex.open(settings.data_dir, settings.cache_dir)
+
+
+def _load(path_text: str) -> cobra.Model:
+    from gem_flux_mcp.modeling import model_io
+
+    path = Path(path_text)
+    if not path.is_file():
+        raise ValidationError(ErrorCode.FILE_NOT_FOUND, f"{path} is not a file.", details={"path": str(path)})
+    return model_io.read_model(path, model_io.detect_format(path, None))
+
+
+def _medium(text: str, settings: Settings) -> tuple[str, dict[str, tuple[float, float]]]:
+    from gem_flux_mcp.data.media_library import load_media_library
+
+    library = load_media_library(settings.data_dir)
+    if text in library:
+        return text, dict(library[text].compounds)
+    path = Path(text)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return path.stem, {c: (float(e["bounds"][0]), float(e["bounds"][1])) for c, e in raw["compounds"].items()}
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+        raise ValidationError(
+            ErrorCode.INVALID_MEDIA, f"--medium {text!r} is neither a predefined medium nor a readable medium "
+            f"JSON file ({type(exc).__name__}).", details={"predefined_media": sorted(library)},
+        ) from exc
+
+
+def _on_medium(model: cobra.Model, args: argparse.Namespace, settings: Settings, biochem: BiochemIndex
+               ) -> tuple[str, list[Any]]:
+    """Apply --medium and --objective; returns (medium name, the model's exchanges)."""
+    from gem_flux_mcp.modeling import fba, media
+
+    name, medium = _medium(args.medium, settings)
+    exchanges = media.resolve_exchanges(model, lambda ids: biochem.compound_ids_for_external("BiGG", ids))
+    report = media.apply_medium(model, medium, exchanges)
+    if not report.applied:
+        raise ValidationError(ErrorCode.MEDIA_INCOMPATIBLE, f"No compound of medium {name} has an exchange "
+                              "reaction in the model.", details={"medium": name})
+    model.objective = fba.check_objective(model, args.objective, model.id or "model")
+    return name, exchanges
+
+
+def _observed(path_text: str | None) -> dict[str, bool] | None:
+    if not path_text:
+        return None
+    observed: dict[str, bool] = {}
+    with Path(path_text).open(newline="", encoding="utf-8") as handle:
+        for row in csv.reader(handle, delimiter="\t"):
+            if len(row) < 2 or row[0].startswith("#"):
+                continue
+            value = row[1].strip().lower()
+            if value in TRUE or value in FALSE:
+                observed[row[0].strip()] = value in TRUE
+    return observed
+
+
+def _write(path_text: str | None, columns: tuple[str, ...], rows: list[dict[str, Any]]) -> list[str]:
+    if not path_text:
+        return []
+    from gem_flux_mcp.services.tables import write_tsv
+
+    written = write_tsv(Path(path_text), columns, rows)
+    return [f"wrote {written['rows']} rows to {written['path']}"]
+
+
+def _compared(lines: list[str], predicted: list[str], tested: list[str], observed: dict[str, bool] | None,
+              label: str) -> dict[str, Any] | None:
+    """The comparison with observations (None without any), its numbers added to `lines`."""
+    from gem_flux_mcp.services.confusion import compare
+
+    if not observed:
+        return None
+    comparison = compare(predicted, tested, observed, label)
+    m = comparison["metrics"]
+    lines.append(f"against observed ({m['compared']} compared): TP {m['tp']}  FP {m['fp']}  TN {m['tn']}  "
+                 f"FN {m['fn']}  accuracy {m['accuracy']}  MCC {m['mcc']}")
+    return comparison
+
+
+# ------------------------------------------------------------------------------ commands
+
+
+def _essentiality(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    from gem_flux_mcp.modeling.essentiality import deletion_rows, single_deletions
+    from gem_flux_mcp.services.essentiality import COLUMNS, check_threshold
+
+    threshold = check_threshold(args.threshold)
+    model = _load(args.model)
+    medium, _ = _on_medium(model, args, settings, _biochem(settings))
+    result = single_deletions(model, args.target)
+    rows = deletion_rows(result.wild_type_growth, result.growth, result.closes, threshold)
+    essential = [r["id"] for r in rows if r["status"] == "essential"]
+    slowed = sum(r["status"] == "slowed" for r in rows)
+    lines = [f"{len(rows)} {args.target} of {model.id} on {medium}: {len(essential)} essential, {slowed} slowed "
+             f"(wild-type growth {result.wild_type_growth:.4g} /h)"]
+    comparison = _compared(lines, essential, [r["id"] for r in rows], _observed(args.observed), "essential")
+    lines += _write(args.out, COLUMNS, rows)
+    return {"lines": lines, "rows": rows, "comparison": comparison, "wild_type_growth": result.wild_type_growth}
+
+
+def _phenotypes(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    from gem_flux_mcp.data.panels import load_panels
+    from gem_flux_mcp.modeling import media
+    from gem_flux_mcp.modeling.phenotypes import growth_phenotypes, phenotype_rows
+    from gem_flux_mcp.services.phenotypes import COLUMNS, DEFAULT_UPTAKE, check_growth_threshold, check_uptake_rate
+
+    threshold = check_growth_threshold(args.growth_threshold)
+    rate = check_uptake_rate(args.uptake_rate)
+    biochem = _biochem(settings)
+    observed = _observed(args.observed)
+    extra = [c.strip() for c in args.compounds.split(",") if c.strip()] + list(observed or {})
+    tested = media.check_compound_ids(extra, biochem.existing_compound_ids, allow_duplicates=True) if extra else []
+    panel = load_panels()[1][args.panel] if args.panel else None
+    if panel is None and not tested:
+        raise ValidationError(ErrorCode.NO_INPUT_PROVIDED, "Give --panel, --compounds or --observed.")
+    compounds = list(dict.fromkeys([*(panel.compounds if panel else []), *tested]))
+    name, medium = _medium(args.medium, settings)
+    removed = [c for c in (panel.reference_sources if panel else ()) if c in medium]
+    if rate is None:
+        rate = max((-medium[c][0] for c in removed if medium[c][0] < 0), default=DEFAULT_UPTAKE)
+    model = _load(args.model)
+    exchanges = media.resolve_exchanges(model, lambda ids: biochem.compound_ids_for_external("BiGG", ids))
+    media.apply_medium(model, {c: b for c, b in medium.items() if c not in removed}, exchanges)
+    model.objective = args.objective
+    array = growth_phenotypes(model, compounds, exchanges, rate)
+    names = {c: n for c, (n, _) in biochem.compound_names(compounds).items()}
+    rows = phenotype_rows(compounds, array.growth, array.exchanges, threshold, names)
+    grows = [r["compound_id"] for r in rows if r["status"] == "growth"]
+    no_uptake = sum(r["status"] == "no_uptake" for r in rows)
+    lines = [f"{len(rows)} compounds on {name} minus {', '.join(removed) or 'nothing'} (uptake {rate:g}): "
+             f"growth on {len(grows)}, no growth on {len(rows) - len(grows) - no_uptake}, "
+             f"{no_uptake} cannot be taken up (base growth {array.base_growth:.4g} /h)"]
+    comparison = _compared(lines, grows, compounds, {k.lower(): v for k, v in (observed or {}).items()}, "growth")
+    lines += _write(args.out, COLUMNS, rows)
+    return {"lines": lines, "rows": rows, "comparison": comparison, "base_growth": array.base_growth}
+
+
+def _fva(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    from gem_flux_mcp.modeling.variability import flux_variability
+    from gem_flux_mcp.services.variability import COLUMNS, STATUSES, check_fraction, variability_rows
+
+    fraction = check_fraction(args.fraction)
+    model = _load(args.model)
+    medium, _ = _on_medium(model, args, settings, _biochem(settings))
+    wanted = [r.strip() for r in args.reactions.split(",") if r.strip()] or None
+    result = flux_variability(model, wanted, fraction, args.loopless)
+    rows = variability_rows(result.minimum, result.maximum)
+    counts = {s: sum(r["status"] == s for r in rows) for s in STATUSES}
+    lines = [f"{len(rows)} reactions of {model.id} on {medium} at {fraction:g} of the optimum "
+             f"({result.optimum:.4g}): " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items())]
+    lines += _write(args.out, COLUMNS, rows)
+    return {"lines": lines, "rows": rows, "optimum": result.optimum, "counts": counts}
+
+
+def _compare(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    from gem_flux_mcp.modeling import compare, media
+
+    a, b = _load(args.model_a), _load(args.model_b)
+    difference = compare.compare_models(a, b)
+    lines = [f"{kind}: {len(d.only_a)} only in A, {len(d.only_b)} only in B, {d.shared} shared"
+             for kind, d in (("reactions", difference.reactions), ("genes", difference.genes),
+                             ("metabolites", difference.metabolites))]
+    lines.append(f"shared reactions with other bounds or gene rule: {len(difference.changed_reactions)}")
+    growth: dict[str, float | None] = {}
+    if args.medium:
+        biochem = _biochem(settings)
+        name, medium = _medium(args.medium, settings)
+        for label, model in (("A", a), ("B", b)):
+            media.apply_medium(model, medium, media.resolve_exchanges(
+                model, lambda ids: biochem.compound_ids_for_external("BiGG", ids)))
+            growth[label] = compare.growth(model)
+        lines.append(f"growth on {name}: A {growth['A']}, B {growth['B']}")
+    rows = [{"kind": kind, "side": side, "id": item}
+            for kind, d in (("reaction", difference.reactions), ("gene", difference.genes),
+                            ("metabolite", difference.metabolites))
+            for side, items in (("only_a", d.only_a), ("only_b", d.only_b)) for item in items]
+    rows += [{"kind": "reaction", "side": "changed", "id": r} for r in difference.changed_reactions]
+    lines += _write(args.out, ("kind", "side", "id"), rows)
+    return {"lines": lines, "rows": rows, "growth": growth}

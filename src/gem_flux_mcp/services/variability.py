@@ -1,0 +1,91 @@
+"""Flux variability of a stored model on a medium: the request checked and turned into a
+VariabilityJob, the answer summarised (blocked reactions, reactions forced in one direction),
+paged, written as TSV when asked, and recorded with the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gem_flux_mcp.error_codes import ErrorCode
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.modeling import fba
+from gem_flux_mcp.modeling.essentiality import check_ids
+from gem_flux_mcp.services.jobs import VariabilityJob, VariabilityOutcome
+from gem_flux_mcp.services.tables import write_tsv
+from gem_flux_mcp.services.workspace import Workspace, model_key
+
+DEFAULT_FRACTION = 0.9
+ZERO = 1e-9  # |flux| below this counts as none
+PAGE = 100
+TOP = 20
+COLUMNS = ("reaction_id", "minimum", "maximum", "status")
+STATUSES = ("blocked", "forward_only_forced", "reverse_only_forced", "variable")
+
+
+def check_fraction(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValidationError(
+            ErrorCode.INVALID_THRESHOLD,
+            f"fraction_of_optimum must be a number from 0 to 1 (a fraction of the objective's optimum); "
+            f"got {value!r}.", details={"provided": repr(value)[:30], "default": DEFAULT_FRACTION},
+        )
+    return float(value)
+
+
+def prepare_variability(ws: Workspace, model_id: object, media_id: object, reactions: object = None,
+                        fraction_of_optimum: object = DEFAULT_FRACTION, loopless: bool = False,
+                        objective: object = "bio1") -> VariabilityJob:
+    """Validate the request (every unknown reaction at once) before any work."""
+    key = model_key(model_id)
+    fraction = check_fraction(fraction_of_optimum)
+    if reactions is not None and (not isinstance(reactions, list) or not all(isinstance(r, str) for r in reactions)):
+        raise ValidationError(ErrorCode.INVALID_ARGUMENTS, "reactions must be a list of reaction ids.",
+                              details={"provided": repr(reactions)[:80]})
+    medium_id, medium = ws.medium(media_id)
+    with ws.store.checkout(ws.workspace_id, key) as model:
+        goal = fba.check_objective(model, objective, key)
+        if reactions:
+            check_ids(model, "reactions", reactions)
+    return VariabilityJob(
+        model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
+        medium=dict(medium), objective=goal, fraction_of_optimum=fraction, loopless=bool(loopless),
+        reactions=tuple(dict.fromkeys(reactions)) if reactions else None,
+    )
+
+
+def status_of(low: float, high: float) -> str:
+    if abs(low) <= ZERO and abs(high) <= ZERO:
+        return "blocked"
+    if low > ZERO:
+        return "forward_only_forced"
+    if high < -ZERO:
+        return "reverse_only_forced"
+    return "variable"
+
+
+def variability_rows(minimum: dict[str, float], maximum: dict[str, float]) -> list[dict[str, Any]]:
+    """One row per reaction (in the given order): minimum, maximum and status."""
+    return [{"reaction_id": r, "minimum": round(low, 9), "maximum": round(maximum[r], 9),
+             "status": status_of(low, maximum[r])} for r, low in minimum.items()]
+
+
+def store_variability(ws: Workspace, job: VariabilityJob, outcome: VariabilityOutcome, offset: int = 0,
+                      output_path: Path | None = None) -> dict[str, Any]:
+    rows = variability_rows(outcome.minimum, outcome.maximum)
+    counts = {s: sum(r["status"] == s for r in rows) for s in STATUSES}
+    forced = sorted((r for r in rows if r["status"].endswith("_forced")),
+                    key=lambda r: -min(abs(r["minimum"]), abs(r["maximum"])))
+    blocked = [r["reaction_id"] for r in rows if r["status"] == "blocked"]
+    summary = {"tested": len(rows), **counts, "optimum": round(outcome.optimum, 9),
+               "fraction_of_optimum": job.fraction_of_optimum, "loopless": job.loopless}
+    ws.store.add_result(ws.workspace_id, job.model_id, "fva", job.media_id,
+                        {**summary, "forced": [r["reaction_id"] for r in forced[:100]]})
+    written = write_tsv(output_path, COLUMNS, rows) if output_path is not None else None
+    return {
+        "success": True, "model_id": job.model_id, "media_id": job.media_id, "objective": job.objective,
+        "summary": summary, "forced": forced[:TOP], "blocked": blocked[:PAGE], "blocked_truncated": len(blocked) > PAGE,
+        "rows": rows[offset:offset + PAGE], "offset": offset,
+        "next_offset": offset + PAGE if offset + PAGE < len(rows) else None,
+        **({"output_file": written} if written else {}), "solves": outcome.solves, "seconds": round(outcome.seconds, 3),
+    }

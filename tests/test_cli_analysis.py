@@ -1,0 +1,101 @@
+"""`gem-flux essentiality|phenotypes|fva|compare` on model files, run as a user runs them (the
+installed console script), checked against COBRApy on the same model and medium."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cobra.flux_analysis import flux_variability_analysis, single_gene_deletion
+from cobra.io import save_json_model
+
+from conftest import GEM_FLUX
+from models import TEXTBOOK_MEDIUM, textbook
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> dict[str, Path]:
+    """The textbook model as a JSON file and its own medium as a medium JSON file."""
+    model = textbook()
+    save_json_model(model, str(tmp_path / "textbook.json"))
+    medium = {cpd: {"bounds": [-dict(model.medium)[ex], 1000.0]} for ex, cpd in TEXTBOOK_MEDIUM.items()}
+    (tmp_path / "medium.json").write_text(json.dumps({"compounds": medium}))
+    return {"model": tmp_path / "textbook.json", "medium": tmp_path / "medium.json"}
+
+
+def gem_flux(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([GEM_FLUX, *args], capture_output=True, text=True, timeout=300, env=env)
+
+
+def table(path: Path) -> list[dict[str, Any]]:
+    with path.open(newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def test_essentiality_command_equals_cobrapy(files: dict[str, Path], server_env: dict[str, str],
+                                             tmp_path: Path) -> None:
+    (tmp_path / "observed.tsv").write_text("# gene\tessential\nb1779\tE\nb2416\tNE\nb0008\tE\n")
+    proc = gem_flux("essentiality", str(files["model"]), "--medium", str(files["medium"]),
+                    "--objective", "Biomass_Ecoli_core", "--observed", str(tmp_path / "observed.tsv"),
+                    "--out", str(tmp_path / "ess.tsv"), env=server_env)
+    assert proc.returncode == 0, proc.stderr
+    reference = textbook()
+    wild = reference.slim_optimize()
+    deletions = single_gene_deletion(reference, processes=1)
+    expected = {next(iter(i)): 0.0 if math.isnan(g) else g for i, g in zip(deletions["ids"], deletions["growth"],
+                                                                             strict=True)}
+    rows = table(tmp_path / "ess.tsv")
+    assert {r["id"]: float(r["growth"]) for r in rows} == pytest.approx(expected, abs=1e-6)
+    essential = sorted(g for g, v in expected.items() if v < 0.1 * wild)
+    assert sorted(r["id"] for r in rows if r["status"] == "essential") == essential
+    assert f"{len(expected)} genes of e_coli_core" in proc.stdout and f"{len(essential)} essential" in proc.stdout
+    assert "against observed (3 compared)" in proc.stdout
+
+
+def test_phenotypes_fva_and_compare_commands(files: dict[str, Path], server_env: dict[str, str],
+                                             tmp_path: Path) -> None:
+    reference = textbook()
+    # phenotypes: acetate as the carbon source, by hand in COBRApy
+    proc = gem_flux("phenotypes", str(files["model"]), "--medium", str(files["medium"]), "--panel", "carbon",
+                    "--objective", "Biomass_Ecoli_core", "--out", str(tmp_path / "carbon.tsv"), "--json",
+                    env=server_env)
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    by_id = {r["compound_id"]: r for r in table(tmp_path / "carbon.tsv")}
+    with reference:
+        reference.reactions.EX_glc__D_e.lower_bound = 0.0
+        reference.reactions.EX_ac_e.lower_bound = -10.0
+        acetate = reference.slim_optimize()
+    assert float(by_id["cpd00029"]["growth"]) == pytest.approx(acetate, abs=1e-6) and acetate > 0.1
+    assert by_id["cpd00029"]["status"] == "growth" and answer["base_growth"] == pytest.approx(0.0, abs=1e-9)
+    assert sum(r["status"] == "no_uptake" for r in by_id.values()) > 50
+    # fva
+    proc = gem_flux("fva", str(files["model"]), "--medium", str(files["medium"]), "--objective",
+                    "Biomass_Ecoli_core", "--out", str(tmp_path / "fva.tsv"), env=server_env)
+    assert proc.returncode == 0, proc.stderr
+    expected = flux_variability_analysis(reference, fraction_of_optimum=0.9)
+    rows = table(tmp_path / "fva.tsv")
+    assert len(rows) == len(reference.reactions)
+    for row in rows:
+        assert float(row["minimum"]) == pytest.approx(expected.loc[row["reaction_id"], "minimum"], abs=1e-6)
+        assert float(row["maximum"]) == pytest.approx(expected.loc[row["reaction_id"], "maximum"], abs=1e-6)
+    # compare against a copy without PFL
+    other = textbook()
+    other.remove_reactions(["PFL"])
+    save_json_model(other, str(tmp_path / "nopfl.json"))
+    proc = gem_flux("compare", str(files["model"]), str(tmp_path / "nopfl.json"), "--medium", str(files["medium"]),
+                    "--out", str(tmp_path / "diff.tsv"), env=server_env)
+    assert proc.returncode == 0, proc.stderr
+    assert "reactions: 1 only in A, 0 only in B" in proc.stdout
+    assert {"kind": "reaction", "side": "only_a", "id": "PFL"} in table(tmp_path / "diff.tsv")
+    # errors: clear message, exit 1
+    proc = gem_flux("fva", str(files["model"]), "--medium", "no_such_medium", env=server_env)
+    assert proc.returncode == 1 and "INVALID_MEDIA" in proc.stderr
+    proc = gem_flux("phenotypes", str(files["model"]), "--medium", str(files["medium"]), "--compounds", "cpd99999",
+                    env=server_env)
+    assert proc.returncode == 1 and "INVALID_COMPOUND_IDS" in proc.stderr
