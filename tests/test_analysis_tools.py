@@ -146,3 +146,45 @@ async def test_cancelling_an_analysis_stops_its_worker(ecoli_run: Any, server_en
         done = await call(client, "run_fva", {"model_id": "ecoli.draft", "media_id": "glucose_minimal_aerobic",
                                               "reactions": ["bio1"]})
         assert done["rows"][0]["maximum"] > 0.1
+
+
+@pytest.mark.anyio
+async def test_diagnose_model_explains_why_a_draft_does_not_grow(ecoli: Any, ecoli_run: Any,
+                                                                  server_env: dict[str, str], tmp_path: Path) -> None:
+    """The E. coli draft on glucose: it does not grow (COBRApy agrees), the answer names biomass
+    components it cannot make, and its fix is the gapfill the library computes on the same
+    medium (the session's gapfilled model); the gapfilled model grows and needs no fix."""
+    from models import apply_exchange_medium, medium_of
+
+    medium = medium_of(Path(server_env["GEMFLUX_DATA_DIR"]), "glucose_minimal_aerobic")
+    with ecoli:
+        apply_exchange_medium(ecoli, medium)
+        ecoli.objective = "bio1"
+        assert ecoli.slim_optimize(error_value=0.0) < 1e-6
+    save_json_model(ecoli, str(tmp_path / "draft.json"))
+    save_json_model(ecoli_run[0].model, str(tmp_path / "gf.json"))
+    async with in_process_client(server_env) as client:
+        await call(client, "import_model", {"file_path": "draft.json", "model_name": "draft"})
+        await call(client, "import_model", {"file_path": "gf.json", "model_name": "gf"})
+        answer = await call(client, "diagnose_model", {"model_id": "draft.draft", "media_id": "glucose_minimal_aerobic",
+                                                       "output_path": "diag.tsv"})
+        assert answer["summary"]["grows"] is False and answer["missing_biomass_precursors"]
+        assert "does not grow on glucose_minimal_aerobic" in answer["explanation"][0]
+        expected = {e["id"] for e in ecoli_run[1]["reactions_added"]}
+        fix = answer["fix"]
+        assert fix["reactions_total"] == len(expected) and {r["id"] for r in fix["reactions_added"]} <= expected
+        assert fix["growth_after"] == pytest.approx(ecoli_run[1]["growth_rate_after"], rel=1e-6)
+        assert answer["summary"]["blocked_reactions"] > 0 and len(answer["blocked_reactions"]) <= 50
+        assert all(i in answer["names"] for i in answer["blocked_reactions"][:5] if i.startswith("rxn"))
+        lines = (tmp_path / "diag.tsv").read_text().splitlines()
+        assert len(lines) - 1 == sum(answer["summary"][k] for k in (
+            "mass_imbalanced", "charge_imbalanced", "blocked_reactions", "dead_end_metabolites",
+            "reactions_without_genes"))
+        healthy = await call(client, "diagnose_model", {"model_id": "gf.draft", "media_id": "glucose_minimal_aerobic"})
+        assert healthy["summary"]["grows"] is True and healthy["fix"] is None
+        assert healthy["missing_biomass_precursors"] == [] and healthy["summary"]["growth"] == pytest.approx(
+            ecoli_run[0].growth_after, rel=1e-6)
+        recorded = await call(client, "get_model", {"model_id": "gf.draft", "include_predictions": True})
+        assert any(p["kind"] == "diagnosis" for p in recorded["predictions"])
+        await call(client, "diagnose_model", {"model_id": "gf.draft", "biomass": "nope"}, error="INVALID_OBJECTIVE")
+        await call(client, "diagnose_model", {"model_id": "gf.draft", "media_id": "nope"}, error="MEDIA_NOT_FOUND")

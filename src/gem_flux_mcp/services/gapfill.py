@@ -61,13 +61,13 @@ def prepare_gapfill(ws: Workspace, model_id: object, media_id: object, target_gr
         model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
         medium=dict(medium), target_growth=target, mode=mode, template=template,
         new_model_id=derived_model_id(ws.store, ws.workspace_id, key, suffix="gf"),
-        atp_correction=_known_atp_correction(ws, row),
+        atp_correction=known_atp_correction(ws, row),
         template_note=None if template == row.template else
         f"Model template is {row.template or 'unknown'}; gapfilled with the {template} template.",
     )
 
 
-def _known_atp_correction(ws: Workspace, row: ModelRow) -> dict[str, Any] | None:
+def known_atp_correction(ws: Workspace, row: ModelRow) -> dict[str, Any] | None:
     """ATP correction already computed for this model: by the gapfill that made it, or by an
     earlier gapfill of it (recorded as a result). Either way valid for this model's reactions."""
     if isinstance(row.extra.get("atp_correction"), dict):

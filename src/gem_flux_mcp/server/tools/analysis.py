@@ -1,5 +1,5 @@
 """Analysis tools: the questions a model is built for, one call each (predict_gene_essentiality,
-predict_growth_phenotypes, run_fva, compare_models)."""
+predict_growth_phenotypes, run_fva, compare_models, diagnose_model)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pydantic import Field
 from gem_flux_mcp.server.runtime import get_file_area, get_jobs, get_workspace
 from gem_flux_mcp.server.tools.common import CREATES, READ_ONLY, MediaId, ModelId, OutputPath, output_target, tool
 from gem_flux_mcp.server.worker import mcp_progress
-from gem_flux_mcp.services import compare, essentiality, phenotypes, results, variability
+from gem_flux_mcp.services import compare, diagnose, essentiality, phenotypes, results, variability
 from gem_flux_mcp.services.workspace import Workspace
 
 ANALYSIS_TIMEOUT_S = 1800.0
@@ -131,3 +131,23 @@ def register(mcp: FastMCP) -> None:
             ctx, lambda ws: variability.prepare_variability(ws, model_id, media_id, reactions, fraction_of_optimum,
                                                             loopless, objective),
             lambda ws, job, outcome: variability.store_variability(ws, job, outcome, offset, path))
+
+    @tool(mcp, "diagnose_model", results.DiagnosisResult, {"title": "Diagnose a model", **CREATES})
+    async def diagnose_model(
+        ctx: Context,
+        model_id: ModelId,
+        media_id: Annotated[MediaId | None, Field(description="Medium to check growth on; without it the "
+                                                              "model's stored bounds are used")] = None,
+        biomass: Annotated[str, Field(description="Biomass reaction (default 'bio1')")] = "bio1",
+        offset: Annotated[int, Field(ge=0, description="First item of every list to return (paging)")] = 0,
+        output_path: OutputPath = None,
+    ) -> dict[str, Any]:
+        """A quality report, and "why doesn't it grow?" in one call: mass- and charge-imbalanced
+        reactions, blocked reactions, dead-end metabolites, energy-generating cycles (ATP, GTP,
+        NADH, NADPH from nothing), reactions without genes; on a medium where the model does not
+        grow, the biomass components it cannot make and the template reactions a gapfill would
+        add. Runs in a worker process; lists are paged together (offset)."""
+        path = output_target(get_file_area(), output_path)
+        return await run_analysis(
+            ctx, lambda ws: diagnose.prepare_diagnosis(ws, model_id, media_id, biomass),
+            lambda ws, job, outcome: diagnose.store_diagnosis(ws, job, outcome, offset, path))

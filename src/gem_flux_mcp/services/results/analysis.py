@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
 from gem_flux_mcp.services.results.base import Result
+from gem_flux_mcp.services.results.models import AddedReaction
 
 
 class TableFile(Result):
@@ -202,4 +203,57 @@ class VariabilityResult(Result):
     next_offset: int | None = Field(description="offset of the next page; null at the end")
     output_file: TableFile | None = Field(default=None, description="The full table, when output_path was given")
     solves: int = Field(description="LPs solved (the others were known from earlier solutions or fixed bounds)")
+    seconds: float
+
+
+class EnergyCycleFound(Result):
+    carrier: str = Field(description="ATP, GTP, NADH or NADPH")
+    max_flux: float = Field(description="Largest dissipation flux with every uptake closed")
+    dissipation_reaction: str | None = Field(description="The model's own reaction; null: a temporary one")
+    members: dict[str, float] = Field(description="Reactions of the cycle and their flux while dissipating 1 "
+                                                  "unit (first 20)")
+    members_total: int
+
+
+class MissingPrecursor(Result):
+    id: str
+    name: str
+    inputs_not_made: list[str] = Field(description="For a component made by one reaction (protein, DNA, ...): "
+                                                   "its inputs the model cannot make")
+    input_names: list[str]
+
+
+class FixFound(Result):
+    template: str
+    growth_after: float | None = None
+    reactions_total: int | None = None
+    reactions_added: list[AddedReaction] | None = Field(default=None, description="First 20")
+    error_code: str | None = Field(default=None, description="Set when gapfilling found no fix")
+    message: str | None = None
+
+
+class DiagnosisResult(Result):
+    success: Literal[True] = True
+    model_id: str
+    media_id: str | None = Field(description="null: the model's stored bounds were used")
+    biomass: str
+    summary: dict[str, Any] = Field(description="Counts of every finding, growth, and whether it grows")
+    explanation: list[str] = Field(description="Plain sentences: does it grow, why not, energy from nothing")
+    energy_cycles: list[EnergyCycleFound]
+    missing_biomass_precursors: list[MissingPrecursor]
+    recycled_precursors: list[str] = Field(description="Biomass components made only from what biomass gives "
+                                                       "back (not missing)")
+    fix: FixFound | None = Field(description="When it does not grow on the medium: what a gapfill would add")
+    mass_imbalanced: list[str] = Field(description="This page of each list (all lists page together)")
+    charge_imbalanced: list[str]
+    blocked_reactions: list[str] = Field(description="No flux possible even with every exchange open")
+    dead_end_metabolites: list[str]
+    reactions_without_genes: list[str]
+    imbalances: dict[str, dict[str, float]] = Field(description="Element (or charge) imbalance of the listed "
+                                                                "reactions: products minus substrates")
+    names: dict[str, str] = Field(description="ModelSEED names of the ids on this page")
+    offset: int
+    next_offset: int | None
+    output_file: TableFile | None = None
+    timings_s: dict[str, float]
     seconds: float

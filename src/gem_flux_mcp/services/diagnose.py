@@ -1,0 +1,135 @@
+"""A quality report on a stored model ("why doesn't it grow?"): the request checked and turned
+into a DiagnoseJob, the answer summarised (counts first, then each list a page at a time, with
+names), the shortest fix when the model does not grow, written as TSV when asked, recorded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gem_flux_mcp.error_codes import ErrorCode
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.services.gapfill import GAPFILL_TEMPLATES, known_atp_correction
+from gem_flux_mcp.services.jobs import DiagnoseJob, DiagnosisOutcome
+from gem_flux_mcp.services.tables import write_tsv
+from gem_flux_mcp.services.workspace import Workspace, model_key
+
+PAGE = 50
+TOP = 20
+COLUMNS = ("check", "id", "name", "detail")
+
+
+def prepare_diagnosis(ws: Workspace, model_id: object, media_id: object = None, biomass: object = "bio1"
+                      ) -> DiagnoseJob:
+    key = model_key(model_id)
+    row = ws.store.get_model_row(ws.workspace_id, key)
+    medium_id, medium = ws.medium(media_id) if media_id is not None else (None, None)
+    with ws.store.checkout(ws.workspace_id, key) as model:
+        if not isinstance(biomass, str) or biomass not in model.reactions:
+            raise ValidationError(
+                ErrorCode.INVALID_OBJECTIVE, f"biomass must be a reaction of model {key}; got {biomass!r}.",
+                details={"provided": repr(biomass)[:60],
+                         "candidates": [r.id for r in model.reactions if r.id.startswith("bio")][:10]},
+            )
+    return DiagnoseJob(
+        model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
+        medium=dict(medium) if medium is not None else None, biomass=biomass,
+        template=row.template if row.template in GAPFILL_TEMPLATES else "GramNegative",
+        atp_correction=known_atp_correction(ws, row),
+    )
+
+
+def store_diagnosis(ws: Workspace, job: DiagnoseJob, outcome: DiagnosisOutcome, offset: int = 0,
+                    output_path: Path | None = None) -> dict[str, Any]:
+    found = outcome.diagnosis
+    reaction_name, compound_name = _names(ws, found)
+    imbalance = found["balance"]["imbalanced"]
+    lists: dict[str, list[str]] = {
+        "mass_imbalanced": found["mass_imbalanced"], "charge_imbalanced": found["charge_imbalanced"],
+        "blocked_reactions": found["blocked"],
+        "dead_end_metabolites": found["dead_ends"]["only_produced"] + found["dead_ends"]["only_consumed"],
+        "reactions_without_genes": found["without_genes"],
+    }
+    page = {k: v[offset:offset + PAGE] for k, v in lists.items()}
+    cycles = [{"carrier": c["carrier"], "max_flux": round(c["max_flux"], 6), "dissipation_reaction": c["reaction"],
+               "members": {r: round(v, 6) for r, v in list(c["members"].items())[:TOP]},
+               "members_total": len(c["members"])} for c in found["energy_cycles"] if c["max_flux"] > 1e-6]
+    precursors = found["precursors"]
+    missing = [{"id": m, "name": compound_name(m), "inputs_not_made": precursors["missing_parts"].get(m, []),
+                "input_names": [compound_name(i) for i in precursors["missing_parts"].get(m, [])]}
+               for m in precursors["missing"]]
+    fix = _fix(outcome.fix)
+    growth = round(found["growth"], 6)
+    summary = {**found["counts"], "growth": growth, "grows": growth > 1e-6}
+    ws.store.add_result(ws.workspace_id, job.model_id, "diagnosis", job.media_id, {
+        **summary, "missing_biomass_precursors": precursors["missing"][:50],
+        "energy_cycle_carriers": [c["carrier"] for c in cycles],
+        **({"fix_reactions": len(outcome.fix.get("reactions_added", []))} if outcome.fix else {})})
+    written = None
+    if output_path is not None:
+        rows = [{"check": check, "id": item, "name": reaction_name(item) or compound_name(item),
+                 "detail": imbalance.get(item, "") if "imbalanced" in check else ""}
+                for check, items in lists.items() for item in items]
+        written = write_tsv(output_path, COLUMNS, rows)
+    longest = max(len(v) for v in lists.values())
+    return {
+        "success": True, "model_id": job.model_id, "media_id": job.media_id, "biomass": job.biomass,
+        "summary": summary, "explanation": _explain(growth, missing, cycles, fix, job),
+        "energy_cycles": cycles, "missing_biomass_precursors": missing,
+        "recycled_precursors": precursors["recycled"], "fix": fix, **page,
+        "imbalances": {r: imbalance[r] for r in [*page["mass_imbalanced"], *page["charge_imbalanced"]]},
+        "names": {i: n for i in {x for items in page.values() for x in items}
+                  if (n := reaction_name(i) or compound_name(i))},
+        "offset": offset, "next_offset": offset + PAGE if offset + PAGE < longest else None,
+        **({"output_file": written} if written else {}),
+        "timings_s": found["timings"], "seconds": round(outcome.seconds, 3),
+    }
+
+
+def _names(ws: Workspace, found: dict[str, Any]) -> tuple[Any, Any]:
+    """Name look-ups for model ids (`rxn00001_c0`, `cpd00027_c0`) through the ModelSEED names."""
+    def base(item: str) -> str:
+        return item.rsplit("_", 1)[0]
+
+    reactions = ws.biochem.reaction_names({base(r) for r in [*found["blocked"], *found["without_genes"],
+                                                            *found["balance"]["imbalanced"]] if r.startswith("rxn")})
+    metabolites = [*found["dead_ends"]["only_produced"], *found["dead_ends"]["only_consumed"],
+                   *found["precursors"]["missing"], *(i for v in found["precursors"]["missing_parts"].values()
+                                                      for i in v)]
+    compounds = {c: n for c, (n, _) in ws.biochem.compound_names({base(m) for m in metabolites}).items()}
+    return (lambda item: reactions.get(base(item), "")), (lambda item: compounds.get(base(item), ""))
+
+
+def _fix(raw: dict[str, Any] | None) -> dict[str, Any] | None:
+    if raw is None or "error_code" in raw:
+        return raw
+    added = raw["reactions_added"]
+    return {"template": raw["template"], "growth_after": raw["growth_after"], "reactions_total": len(added),
+            "reactions_added": added[:TOP]}
+
+
+def _explain(growth: float, missing: list[dict[str, Any]], cycles: list[dict[str, Any]],
+             fix: dict[str, Any] | None, job: DiagnoseJob) -> list[str]:
+    """Plain sentences an assistant can pass on."""
+    lines: list[str] = []
+    where = f"on {job.media_id}" if job.media_id else "with its stored bounds"
+    if growth > 1e-6:
+        lines.append(f"The model grows {where} ({growth:g} /h).")
+    else:
+        made = ", ".join(f"{m['name'] or m['id']}" + (f" (needs {', '.join(m['input_names'] or m['inputs_not_made'])})"
+                                                      if m["inputs_not_made"] else "") for m in missing[:10])
+        lines.append(f"The model does not grow {where}."
+                     + (f" It cannot make these biomass components: {made}." if missing else ""))
+        if fix and "error_code" not in fix:
+            lines.append(f"A gapfill on this medium ({fix['template']} template) would add "
+                         f"{fix['reactions_total']} reactions and reach {fix['growth_after']:g} /h: "
+                         f"gapfill_model(model_id='{job.model_id}', media_id='{job.media_id}').")
+        elif fix:
+            lines.append(f"Gapfilling with the {fix['template']} template finds no fix: {fix['message']}")
+        elif job.media_id is None:
+            lines.append("Give media_id to see which template reactions would make it grow.")
+    for cycle in cycles:
+        lines.append(f"Energy from nothing: {cycle['carrier']} is made at up to {cycle['max_flux']:g} with every "
+                     f"uptake closed, through {', '.join(list(cycle['members'])[:6])}; make one of them "
+                     "irreversible with revise_model.")
+    return lines
