@@ -27,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import cobra
 from cobra.flux_analysis import flux_variability_analysis, single_gene_deletion
 
 from gem_flux_mcp.data.biochem import BiochemIndex
@@ -37,11 +38,9 @@ from gem_flux_mcp.modeling.essentiality import single_deletions
 from gem_flux_mcp.modeling.variability import flux_variability
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs of each (median reported)")
-    args = parser.parse_args()
-    data_dir = Path(os.environ["GEMFLUX_DATA_DIR"]).resolve()
+def gapfilled_ecoli(data_dir: Path) -> tuple[cobra.Model, dict[str, tuple[float, float]]]:
+    """The E. coli K-12 draft built by the library and gapfilled on glucose_minimal_aerobic (as the
+    tests do), and that medium."""
     with tempfile.TemporaryDirectory() as tmp:
         biochem = BiochemIndex.open(data_dir, Path(tmp))
         proteins = validate_proteins(read_fasta_file(data_dir / "genomes" / "ecoli_k12_mg1655.faa"))
@@ -51,6 +50,15 @@ def main() -> None:
         medium = {cpd: (float(v["bounds"][0]), float(v["bounds"][1])) for cpd, v in raw.items()}
         model = gapfill.gapfill_from_data(draft, medium, gapfill.GapfillOptions(), template_name="GramNegative",
                                           data_dir=data_dir, biochem=biochem).model
+    return model, medium
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs of each (median reported)")
+    args = parser.parse_args()
+    data_dir = Path(os.environ["GEMFLUX_DATA_DIR"]).resolve()
+    model, medium = gapfilled_ecoli(data_dir)
     for reaction in model.exchanges:
         cpd = next(iter(reaction.metabolites)).id.split("_")[0]
         reaction.bounds = medium.get(cpd, (0.0, 1000.0))

@@ -99,3 +99,24 @@ def test_phenotypes_fva_and_compare_commands(files: dict[str, Path], server_env:
     proc = gem_flux("phenotypes", str(files["model"]), "--medium", str(files["medium"]), "--compounds", "cpd99999",
                     env=server_env)
     assert proc.returncode == 1 and "INVALID_COMPOUND_IDS" in proc.stderr
+
+
+def test_diagnose_command_names_what_a_broken_model_cannot_make(files: dict[str, Path], server_env: dict[str, str],
+                                                                 tmp_path: Path) -> None:
+    """The textbook model without its glutamine synthetase (GLNS) cannot make glutamine, a
+    biomass substrate: COBRApy confirms no growth, the command names L-glutamine."""
+    broken = textbook()
+    broken.remove_reactions(["GLNS"])
+    assert broken.slim_optimize(error_value=0.0) < 1e-6
+    save_json_model(broken, str(tmp_path / "broken.json"))
+    proc = gem_flux("diagnose", str(tmp_path / "broken.json"), "--medium", str(files["medium"]), "--biomass",
+                    "Biomass_Ecoli_core", "--out", str(tmp_path / "diag.tsv"), "--json", env=server_env)
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    assert answer["diagnosis"]["growth"] == pytest.approx(0.0, abs=1e-9)
+    assert "gln__L_c" in answer["diagnosis"]["precursors"]["missing"]
+    # a BiGG-namespace model shares no metabolite with the ModelSEED template: no fix, and it says so
+    assert answer["fix"]["error_code"] == "GAPFILL_INFEASIBLE" and answer["fix"]["template"] == "GramNegative"
+    healthy = gem_flux("diagnose", str(files["model"]), "--medium", str(files["medium"]), "--biomass",
+                       "Biomass_Ecoli_core", env=server_env)
+    assert healthy.returncode == 0 and "cannot make" not in healthy.stdout

@@ -62,6 +62,14 @@ def add_parsers(sub: Any) -> None:
     fva.add_argument("--out", help="write min/max of every reaction as TSV here")
     common(fva)
 
+    diag = sub.add_parser("diagnose", help="quality report of a model file; why it does not grow on a medium")
+    diag.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
+    diag.add_argument("--biomass", default="bio1", help="biomass reaction (default bio1)")
+    diag.add_argument("--template", default="GramNegative", help="template a fix is searched in (default "
+                                                                 "GramNegative)")
+    diag.add_argument("--out", help="write every finding as TSV here (check, id, detail)")
+    common(diag, medium_required=False)
+
     cmp_ = sub.add_parser("compare", help="compare two model files")
     cmp_.add_argument("model_a")
     cmp_.add_argument("model_b")
@@ -72,6 +80,7 @@ def add_parsers(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     commands: dict[str, Callable[[argparse.Namespace, Settings], dict[str, Any]]] = {
         "essentiality": _essentiality, "phenotypes": _phenotypes, "fva": _fva, "compare": _compare,
+        "diagnose": _diagnose,
     }
     try:
         settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
@@ -276,3 +285,40 @@ def _compare(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     rows += [{"kind": "reaction", "side": "changed", "id": r} for r in difference.changed_reactions]
     lines += _write(args.out, ("kind", "side", "id"), rows)
     return {"lines": lines, "rows": rows, "growth": growth}
+
+
+def _diagnose(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    from cobra.io import to_json
+
+    from gem_flux_mcp.data.templates import check_template_name
+    from gem_flux_mcp.services.jobs import DiagnoseJob
+
+    model = _load(args.model)
+    name, medium = _medium(args.medium, settings) if args.medium else (None, None)
+    job = DiagnoseJob(model_id=model.id or "model", media_id=name, model_json=to_json(model), medium=medium,
+                      biomass=args.biomass, template=check_template_name(args.template, settings.data_dir))
+    outcome = job.run(settings, lambda *_: None)
+    found, fix = outcome.diagnosis, outcome.fix
+    counts = found["counts"]
+    lines = [f"{model.id}: growth {found['growth']:.4g} /h " + (f"on {name}" if name else "with its stored bounds"),
+             ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items()
+                       if k not in ("reactions", "metabolites"))]
+    if found["precursors"]["missing"]:
+        lines.append("cannot make: " + ", ".join(found["precursors"]["missing"]))
+    lines += [f"energy from nothing: {c['carrier']} up to {c['max_flux']:.4g} via {', '.join(list(c['members'])[:6])}"
+              for c in found["energy_cycles"] if c["max_flux"] > 1e-6]
+    if fix and "error_code" not in fix:
+        lines.append(f"a gapfill with the {fix['template']} template adds {len(fix['reactions_added'])} reactions: "
+                     + ", ".join(r["id"] for r in fix["reactions_added"][:20]))
+    elif fix:
+        lines.append(f"no gapfill fix: {fix['message']}")
+    rows = [{"check": check, "id": item, "detail": found["balance"]["imbalanced"].get(item, "")}
+            for check, items in (("mass_imbalanced", found["mass_imbalanced"]),
+                                 ("charge_imbalanced", found["charge_imbalanced"]),
+                                 ("blocked_reactions", found["blocked"]),
+                                 ("dead_end_metabolites", found["dead_ends"]["only_produced"]
+                                  + found["dead_ends"]["only_consumed"]),
+                                 ("reactions_without_genes", found["without_genes"]))
+            for item in items]
+    lines += _write(args.out, ("check", "id", "detail"), rows)
+    return {"lines": lines, "diagnosis": found, "fix": fix}

@@ -1,5 +1,5 @@
 """`gem-flux` command line: serve, dashboard, build, data fetch/check/index, and the analyses
-(essentiality, phenotypes, fva, compare) on model files."""
+(essentiality, phenotypes, fva, compare, diagnose) on model files."""
 
 from __future__ import annotations
 
