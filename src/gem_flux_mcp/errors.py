@@ -1,7 +1,8 @@
 """One error hierarchy for every layer.
 
-Each error carries what the MCP envelope needs (docs/architecture.md, with the recovery hints
-of seed 002), so the server has exactly one place that turns an exception into a tool result. Codes
+Each error carries what the MCP envelope needs (docs/architecture.md; recovery hints are added at
+the boundary by server/hints.py), so the server has exactly one place that turns an exception into
+a tool result. Codes
 come from one enum, `ErrorCode` (error_codes.py).
 """
 

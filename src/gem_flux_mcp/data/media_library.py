@@ -1,4 +1,5 @@
-"""The predefined media shipped with the reference data (`<data>/media/*.json`, CONTRACTS §16)."""
+"""The predefined media shipped with the reference data: one `<data>/media/*.json` file per medium, with
+its `name` (the media id), `description` and `compounds` ({cpd id: {"bounds": [lower, upper]}})."""
 
 from __future__ import annotations
 

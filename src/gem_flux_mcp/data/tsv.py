@@ -1,4 +1,5 @@
-"""Parsing of the ModelSEED biochemistry TSV value formats (data README, CONTRACTS §15)."""
+"""Parsing of the value formats of ModelSEED's compounds.tsv and reactions.tsv: `null` for empty,
+10000000 for unknown numbers, `|`/`;`-separated lists and aliases, `(n) cpd[i]` equations."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Flux balance analysis on a COBRApy model, summarised for people and LLM clients (CONTRACTS §6).
+"""Flux balance analysis on a COBRApy model, summarised for people and LLM clients.
 
 The caller applies the medium (inside `with model:`) and passes name resolvers, so this module
 stays free of storage and MCP concerns.

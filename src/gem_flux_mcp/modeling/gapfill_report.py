@@ -1,4 +1,4 @@
-"""gapfill_model's answer (CONTRACTS §5), kept small: an LLM client caps tool results at ~25k
+"""gapfill_model's answer (contracts/tools.json), kept small: an LLM client caps tool results at ~25k
 tokens, and the reference implementation's full reaction list reached 44k for 127 reactions.
 
 Every added reaction gets a compact entry (id, name, direction, equation with names, source,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # COBRApy takes ~2 s to import; modules import it where first
 
 CPD_ID = re.compile(r"^cpd\d{5}$")
 _MODEL_CPD = re.compile(r"^(cpd\d{5})(?:_[a-z]+\d*)?$")
-RICH_THRESHOLD = 50  # CONTRACTS §3: fewer than 50 compounds is "minimal"
+RICH_THRESHOLD = 50  # fewer than 50 compounds is "minimal", else "rich"
 DEFAULT_SECRETION = 100.0
 MAX_UPTAKE = 1000.0
 

@@ -1,7 +1,7 @@
 """Model revisions: add database reactions, remove reactions, change bounds, knock out genes.
 
 Every requested change is validated before any is applied, and all offending ids are reported at
-once (seed 004's INVALID_BASIN becomes INVALID_REACTION / INVALID_GENE).
+once (INVALID_REACTION / INVALID_GENE).
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@ def serve(args: argparse.Namespace) -> int:
         # GEMFLUX_RECORD_CALLS=0 turns the session/call record off (used to measure its cost)
         runtime.load_resources(settings, record_activity=os.environ.get("GEMFLUX_RECORD_CALLS", "1") != "0")
     except GemFluxError as exc:
-        # One clear line, exit code 1 (seed 001's start-up contract).
+        # A start-up failure is one clear log line and exit code 1, never a traceback.
         log.error("cannot start: %s [%s]", exc.message, exc.code)
         return 1
     except OSError as exc:

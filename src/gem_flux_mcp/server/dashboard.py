@@ -1,4 +1,5 @@
-"""The web dashboard and its JSON API (seed 003's UI and query patterns).
+"""The web dashboard and its JSON API: sessions, their calls, tools, models and media (routes listed
+in README, "State, sessions and the dashboard").
 
 Server-rendered HTML, no build step and no JavaScript: filters are plain GET forms. Everything
 shown is escaped (tool arguments are user input). The same routes are mounted on the HTTP MCP

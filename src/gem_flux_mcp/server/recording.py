@@ -1,4 +1,5 @@
-"""Every MCP session and tool call on record, through one middleware (seed 003).
+"""Every MCP session and tool call on record, through one middleware (README, "State, sessions and the
+dashboard").
 
 The middleware measures each call, then hands the recorder an event; the write happens on the
 recorder's thread. Whatever goes wrong here is logged and never fails the call.

@@ -1,4 +1,4 @@
-"""The record of MCP sessions and tool calls (seed 003), written off the request path.
+"""The record of MCP sessions and tool calls (what the dashboard shows), written off the request path.
 
 Tool calls only put an event on a queue (microseconds); one writer thread turns events into
 rows in batches. Sessions:

@@ -1,13 +1,10 @@
-"""The state database: connections, migrations (schema.py) and every SQL statement of the store.
+"""The state database: migrations (schema.py) and the SQL of workspaces, models, media and results.
 
-Why all SQL lives here: the store is SQLite now and PostgreSQL when a lab outgrows one machine
-(DESIGN §7), so the port should touch one module. Statements stick to the subset both engines
-accept; the SQLite-only parts are the PRAGMAs, `?` placeholders and `AUTOINCREMENT` (marked).
-
-Concurrency model: one connection per thread (tools run in worker threads), WAL so readers never
-wait for writers, and every write inside a short `BEGIN IMMEDIATE` transaction. Taking the write
-lock up front means SQLite's busy handler (10 s) queues concurrent writers instead of failing one
-of them with "database is locked", which a deferred read-then-write transaction can do in WAL mode.
+Why the SQL stays in a few modules (this one; sqlite_access.py for connections and transactions;
+activity_queries.py for MCP sessions and tool calls): the store is SQLite now and is meant to move
+to PostgreSQL when a lab outgrows one machine, so the port should touch these modules only.
+Statements stick to the subset both engines accept; the SQLite-only parts are the PRAGMAs, `?`
+placeholders and `AUTOINCREMENT` (marked).
 """
 
 from __future__ import annotations
@@ -15,30 +12,21 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DatabaseError
-from gem_flux_mcp.store.row_mapping import (
-    PRUNED_RESULT_KINDS,
-    RESULTS_KEPT_PER_KIND,
-    call_row,
-    media_row,
-    model_row,
-    pack_text,
-    session_row,
-)
-from gem_flux_mcp.store.rows import CallRow, MediaRow, ModelRow, ResultRow, SessionRow, utc_now
+from gem_flux_mcp.store.activity_queries import ActivityQueries
+from gem_flux_mcp.store.row_mapping import PRUNED_RESULT_KINDS, RESULTS_KEPT_PER_KIND, media_row, model_row
+from gem_flux_mcp.store.rows import MediaRow, ModelRow, ResultRow, utc_now
 from gem_flux_mcp.store.schema import MIGRATIONS, split_sql
+from gem_flux_mcp.store.sqlite_access import BUSY_TIMEOUT_SECONDS, SqliteAccess
+
+__all__ = ["BUSY_TIMEOUT_SECONDS", "DB_FILE_NAME", "Database"]
 
 log = logging.getLogger(__name__)
 
 DB_FILE_NAME = "gemflux.sqlite"
-BUSY_TIMEOUT_SECONDS = 10.0
 
 
 _MODEL_COLUMNS = (
@@ -48,26 +36,13 @@ _MODEL_COLUMNS = (
 )
 _MEDIA_COLUMNS = "workspace, media_id, media_name, compounds_json, default_uptake, created_at, description"
 _RESULT_COLUMNS = "id, workspace, model_id, kind, media_id, created_at, summary_json"
-_SESSION_COLUMNS = (
-    "id, workspace, transport, transport_session_id, client_name, client_version, protocol_version, status, "
-    "start_time, end_time, last_activity, tool_call_count, total_tokens"
-)
-_CALL_COLUMNS = (
-    "id, session_id, workspace, seq, client_name, client_version, tool_name, arguments_json, response_json, "
-    "response_size, response_truncated, is_error, error_code, error_message, duration_ms, timestamp, request_id, "
-    "annotations_json, tokens"
-)
 
 
-class Database:
+class Database(ActivityQueries, SqliteAccess):
     """One SQLite file, one connection per thread, versioned migrations applied at open."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._connections: dict[int, tuple[threading.Thread, sqlite3.Connection]] = {}
-        self._closed = False
+        super().__init__(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -99,94 +74,6 @@ class Database:
         except BaseException:
             self.close()
             raise
-
-    # connections and transactions
-
-    def connection(self) -> sqlite3.Connection:
-        """This thread's connection, opened on first use."""
-        if self._closed:
-            raise DatabaseError(
-                ErrorCode.STORE_CLOSED, "The state store has been closed.",
-                details={"path": str(self.path)},
-                suggestions=["This is a server bug if it happens during a tool call; restart the server."],
-            )
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._connect()
-            self._local.conn = conn
-            with self._lock:
-                self._close_dead_threads_locked()
-                self._connections[threading.get_ident()] = (threading.current_thread(), conn)
-        return conn
-
-    def _connect(self) -> sqlite3.Connection:
-        # isolation_level=None: the module starts no implicit transactions; we issue BEGIN ourselves.
-        # check_same_thread=False only so close() may close the connections of other threads.
-        conn = sqlite3.connect(
-            self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False
-        )
-        conn.row_factory = sqlite3.Row
-        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
-        conn.execute("PRAGMA foreign_keys = ON")
-        # NORMAL in WAL mode: durable against process crashes; a power cut may lose the last commits.
-        conn.execute("PRAGMA synchronous = NORMAL")
-        return conn
-
-    def _close_dead_threads_locked(self) -> None:
-        """Close connections whose thread has ended, so short-lived threads do not leak them."""
-        for ident, (thread, conn) in list(self._connections.items()):
-            if not thread.is_alive():
-                conn.close()
-                del self._connections[ident]
-
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """A short write transaction (`BEGIN IMMEDIATE`); nested calls join the outer one."""
-        conn = self.connection()
-        if conn.in_transaction:
-            yield conn
-            return
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise self._error(exc, "starting a write transaction") from exc
-        try:
-            yield conn
-            conn.execute("COMMIT")
-        except BaseException as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.Error):
-                raise self._error(exc, "writing") from exc
-            raise
-
-    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        try:
-            return self.connection().execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
-            raise self._error(exc, "reading") from exc
-
-    def _error(self, exc: sqlite3.Error, action: str) -> DatabaseError:
-        busy = "locked" in str(exc) or "busy" in str(exc)
-        return DatabaseError(
-            ErrorCode.DATABASE_BUSY if busy else ErrorCode.DATABASE_ERROR,
-            f"State database error while {action}: {exc}",
-            details={"path": str(self.path), "sqlite_error": str(exc)},
-            suggestions=(
-                ["The database stayed locked for over 10 s; retry the call."]
-                if busy
-                else ["Retry once; if it persists, check disk space and the server log."]
-            ),
-        )
-
-    def close(self) -> None:
-        """Close every thread's connection. Idempotent."""
-        with self._lock:
-            self._closed = True
-            for _thread, conn in self._connections.values():
-                conn.close()
-            self._connections.clear()
-        self._local = threading.local()
 
     # migrations
 
@@ -429,114 +316,3 @@ class Database:
                 "SELECT COUNT(*) AS n FROM results WHERE workspace = ? AND model_id = ?", (workspace, model_id)
             )
         return int(rows[0]["n"])
-
-
-    # MCP sessions and tool calls
-
-    def insert_session(self, row: SessionRow, keep_newest: int) -> int:
-        """Insert a session and prune to the newest `keep_newest` sessions (their calls go with
-        them through ON DELETE CASCADE), in one transaction. Returns how many were pruned."""
-        with self.transaction() as conn:
-            conn.execute(
-                f"INSERT INTO mcp_sessions ({_SESSION_COLUMNS}) VALUES ({','.join('?' * 13)})",
-                (row.id, row.workspace, row.transport, row.transport_session_id, row.client_name,
-                 row.client_version, row.protocol_version, row.status, row.start_time, row.end_time,
-                 row.last_activity, row.tool_call_count, row.total_tokens),
-            )
-            pruned = conn.execute(
-                "DELETE FROM mcp_sessions WHERE id IN (SELECT id FROM mcp_sessions "
-                "ORDER BY start_time DESC, id DESC LIMIT -1 OFFSET ?)", (keep_newest,),
-            ).rowcount
-        return int(pruned)
-
-    def insert_calls(self, calls: Sequence[CallRow], keep_per_session: int | None = None) -> None:
-        """Insert calls and bump their sessions' counters in one transaction; with
-        `keep_per_session`, a session's older calls beyond that many are dropped (its counters
-        still count them)."""
-        if not calls:
-            return
-        with self.transaction() as conn:
-            known = {r[0] for r in conn.execute(
-                f"SELECT id FROM mcp_sessions WHERE id IN ({','.join('?' * len({c.session_id for c in calls}))})",
-                list({c.session_id for c in calls}),
-            )}
-            kept = [c for c in calls if c.session_id in known]  # a pruned session's late calls are dropped
-            conn.executemany(
-                f"INSERT INTO tool_calls ({_CALL_COLUMNS}) VALUES ({','.join('?' * 19)})",
-                [(c.id, c.session_id, c.workspace, c.seq, c.client_name, c.client_version, c.tool_name,
-                  pack_text(json.dumps(c.arguments, default=str)), pack_text(c.response), c.response_size,
-                  int(c.response_truncated), int(c.is_error), c.error_code, c.error_message, c.duration_ms,
-                  c.timestamp, c.request_id, None if c.annotations is None else json.dumps(c.annotations), c.tokens)
-                 for c in kept],
-            )
-            totals: dict[str, tuple[int, int, str]] = {}
-            for c in kept:
-                count, tokens, last = totals.get(c.session_id, (0, 0, c.timestamp))
-                totals[c.session_id] = (count + 1, tokens + c.tokens, max(last, c.timestamp))
-            conn.executemany(
-                "UPDATE mcp_sessions SET tool_call_count = tool_call_count + ?, total_tokens = total_tokens + ?, "
-                "last_activity = CASE WHEN last_activity > ? THEN last_activity ELSE ? END WHERE id = ?",
-                [(n, t, last, last, sid) for sid, (n, t, last) in totals.items()],
-            )
-            if keep_per_session is not None:
-                conn.executemany(
-                    "DELETE FROM tool_calls WHERE session_id = ? AND seq <= (SELECT MAX(seq) FROM tool_calls "
-                    "WHERE session_id = ?) - ?", [(sid, sid, keep_per_session) for sid in totals],
-                )
-
-    def touch_session(self, session_id: str, when: str) -> None:
-        with self.transaction() as conn:
-            conn.execute("UPDATE mcp_sessions SET last_activity = ? WHERE id = ? AND last_activity < ?",
-                         (when, session_id, when))
-
-    def close_sessions(self, ids: Sequence[str], end_time: str) -> int:
-        if not ids:
-            return 0
-        with self.transaction() as conn:
-            return int(conn.execute(
-                f"UPDATE mcp_sessions SET status = 'closed', end_time = ? WHERE status = 'active' "
-                f"AND id IN ({','.join('?' * len(ids))})", [end_time, *ids],
-            ).rowcount)
-
-    def active_sessions(self) -> list[SessionRow]:
-        return [session_row(r) for r in self._read(
-            f"SELECT {_SESSION_COLUMNS} FROM mcp_sessions WHERE status = 'active' ORDER BY start_time")]
-
-    def recent_sessions(self, workspace: str | None, limit: int, offset: int = 0) -> list[SessionRow]:
-        where, params = ("WHERE workspace = ?", [workspace]) if workspace is not None else ("", [])
-        return [session_row(r) for r in self._read(
-            f"SELECT {_SESSION_COLUMNS} FROM mcp_sessions {where} ORDER BY start_time DESC, id DESC "
-            "LIMIT ? OFFSET ?", [*params, limit, offset])]
-
-    def get_session(self, session_id: str) -> SessionRow | None:
-        rows = self._read(f"SELECT {_SESSION_COLUMNS} FROM mcp_sessions WHERE id = ?", (session_id,))
-        return session_row(rows[0]) if rows else None
-
-    def session_aggregates(self, session_id: str) -> dict[str, Any]:
-        """Counts computed from the calls themselves (seed 003's GetSessionWithAggregates)."""
-        row = self._read(
-            "SELECT COUNT(*) AS calls, COALESCE(SUM(tokens), 0) AS tokens, COALESCE(SUM(is_error), 0) AS errors, "
-            "COALESCE(AVG(duration_ms), 0) AS mean_ms FROM tool_calls WHERE session_id = ?", (session_id,))[0]
-        by_tool = self._read(
-            "SELECT tool_name, COUNT(*) AS n FROM tool_calls WHERE session_id = ? GROUP BY tool_name "
-            "ORDER BY n DESC, tool_name", (session_id,))
-        return {"tool_calls": int(row["calls"]), "tokens": int(row["tokens"]), "errors": int(row["errors"]),
-                "mean_duration_ms": round(float(row["mean_ms"]), 3),
-                "calls_by_tool": {str(r["tool_name"]): int(r["n"]) for r in by_tool}}
-
-    def calls_by_session(self, session_id: str, limit: int, offset: int = 0, tool: str | None = None,
-                         errors_only: bool = False) -> list[CallRow]:
-        sql = f"SELECT {_CALL_COLUMNS} FROM tool_calls WHERE session_id = ?"
-        params: list[Any] = [session_id]
-        if tool:
-            sql += " AND tool_name = ?"
-            params.append(tool)
-        if errors_only:
-            sql += " AND is_error = 1"
-        sql += " ORDER BY seq LIMIT ? OFFSET ?"
-        return [call_row(r) for r in self._read(sql, [*params, limit, offset])]
-
-    def count_sessions(self) -> int:
-        return int(self._read("SELECT COUNT(*) AS n FROM mcp_sessions")[0]["n"])
-
-

@@ -1,4 +1,4 @@
-"""The grammar of ids the store keeps (CONTRACTS §13, §14), in one place.
+"""The grammar of ids the store keeps, in one place (the tools' id fields: docs/tools.md).
 
     model name   what a user may choose: 1-64 of [A-Za-z0-9_-], not starting with `model_`
     model id     <name>.<state>[.<suffix>...]: `.draft`, `.gf` (gapfilled), `.rev`, `.v2`, ...

@@ -10,13 +10,13 @@ from typing import Any
 MODEL_STATES = ("draft", "gapfilled")
 MODEL_SOURCES = ("built", "imported", "gapfilled", "revised")
 
-# The marker that makes an id "gapfilled" (CONTRACTS §13): gapfilling appends `.gf`, so every
+# The marker that makes an id "gapfilled": gapfilling appends `.gf`, so every
 # descendant of a gapfilled model keeps it and the state can be read off the id alone.
 GAPFILLED_MARKER = ".gf"
 
 
 def model_state(model_id: str) -> str:
-    """`gapfilled` if the id contains `.gf`, else `draft` (CONTRACTS §11/§13)."""
+    """`gapfilled` if the id contains `.gf`, else `draft`: the state is read off the id alone."""
     return "gapfilled" if GAPFILLED_MARKER in model_id else "draft"
 
 
@@ -86,7 +86,7 @@ def utc_now() -> str:
 
 @dataclass(frozen=True)
 class SessionRow:
-    """One MCP session (seed 003): active until its transport closes or it idles out."""
+    """One MCP session: active until its transport closes or it idles out."""
 
     id: str
     workspace: str

@@ -71,8 +71,8 @@ CREATE TABLE results (
 CREATE INDEX results_by_model ON results (workspace, model_id, id DESC);
 """
 
-# MCP sessions and tool calls (seed 003). The CHECK constraints are its validation rules, so no
-# code path can store an active session with an end time or a closed one without.
+# MCP sessions and tool calls (the activity record). The CHECK constraints are the rules a row must
+# satisfy, so no code path can store an active session with an end time or a closed one without.
 _MIGRATION_2 = """
 CREATE TABLE mcp_sessions (
     id TEXT PRIMARY KEY,

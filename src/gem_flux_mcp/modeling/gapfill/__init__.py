@@ -1,4 +1,4 @@
-"""Two-stage gapfilling that never creates energy from nothing (CONTRACTS §5, §12; DESIGN §5).
+"""Two-stage gapfilling that never creates energy from nothing.
 
 Modules: `network` (inputs, the sparse LP of model + template), `steps` (shared solve steps),
 `atp` (stage 1), `genome_scale` (stage 2), `changes` (edits to the COBRApy model), `checks`

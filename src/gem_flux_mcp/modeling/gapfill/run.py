@@ -54,7 +54,7 @@ class GapfillRun:
 
 @contextlib.contextmanager
 def _stage_errors(code: ErrorCode, stage: str) -> Iterator[None]:
-    """A bug or solver failure inside a stage becomes that stage's error code (CONTRACTS §5)."""
+    """A bug or solver failure inside a stage becomes that stage's error code (an ErrorCode)."""
     try:
         yield
     except GemFluxError:
