@@ -202,3 +202,32 @@ def test_mmseqs_and_diamond_reach_the_same_reactions(data_dir: Path, biochem: Bi
     both = by_aligner["diamond"] & by_aligner["mmseqs"]
     union = by_aligner["diamond"] | by_aligner["mmseqs"]
     assert len(both) / len(union) >= 0.95, (len(both), len(union))
+
+
+def test_bigg_reactions_without_alias_are_matched_by_stoichiometry(data_dir: Path, biochem: BiochemIndex,
+                                                                   tmp_path: Path) -> None:
+    """iML1515's periplasmic glucose-6-phosphate transporter (g6p_p + 2 pi_c -> g6p_c + 2 pi_p) has
+    no ModelSEED alias in the template; with the periplasm as the outside it is the template's rxn05563 (checked
+    here on the template itself). A porin (e <-> p) becomes nothing and is not matched; a reaction
+    with an alias keeps it."""
+    from gem_flux_mcp.data.templates import load_template
+    from gem_flux_mcp.modeling.bigg_match import StoichiometricAliases
+
+    template = load_template(data_dir, "GramNegative")
+    universe = Reference.installed().reaction_stoichiometry(tmp_path)
+    assert universe["G6Pt6_2pp"] == {"g6p_p": -1.0, "pi_c": -2.0, "g6p_c": 1.0, "pi_p": 2.0}
+    own = biochem.reaction_ids_for_external("BiGG", ["G6Pt6_2pp"]).get("G6Pt6_2pp", set())
+    assert not any(f"{r}_c" in template.reactions for r in own)
+    g6p, pi = biochem.compound_ids_for_external("BiGG", ["g6p", "pi"]).values()
+    transport = template.reactions.get_by_id("rxn05563_c")
+    assert {(m.id.rsplit("_", 1)[0], m.id[-1]): c for m, c in transport.metabolites.items()
+            if not m.id.startswith("cpd00067")} in (
+        {(g6p, "e"): -1, (pi, "c"): -2, (g6p, "c"): 1, (pi, "e"): 2},
+        {(g6p, "e"): 1, (pi, "c"): 2, (g6p, "c"): -1, (pi, "e"): -2})
+    aliases = StoichiometricAliases(biochem, universe, template)
+    found = aliases.reaction_ids_for_external("BiGG", ["G6Pt6_2pp", "G6Ptex", "PGI"])
+    assert found["G6Pt6_2pp"] == own | {"rxn05563"}
+    assert not any(f"{r}_c" in template.reactions for r in found.get("G6Ptex", ()))
+    assert found["PGI"] == biochem.reaction_ids_for_external("BiGG", ["PGI"])["PGI"]
+    assert aliases.matched == {"G6Pt6_2pp": {"rxn05563"}}
+    assert (tmp_path / "reference").is_dir()  # parsed once, then read from the cache folder

@@ -13,6 +13,8 @@ import gzip
 import hashlib
 import importlib.util
 import io
+import json
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -103,6 +105,17 @@ class Reference:
         atomic_write_text(target, out.getvalue())
         return target
 
+    def reaction_stoichiometry(self, cache_dir: Path) -> dict[str, dict[str, float]]:
+        """BiGG reaction id → {BiGG metabolite id with compartment (`g6p_p`): coefficient}, from
+        carveme's BiGG universe (`bigg_universe.xml.gz`); {} when the file is absent. Parsed once
+        (~4 s) and kept as JSON in the cache folder."""
+        source = self.folder / "bigg_universe.xml.gz"
+        if not source.is_file():
+            return {}
+        stat = source.stat()
+        key = hashlib.sha256(f"{source}|{stat.st_size}|{stat.st_mtime_ns}".encode()).hexdigest()[:16]
+        return _load_stoichiometry(source, cache_dir / "reference" / f"bigg_universe-{key}.json")
+
     def rules(self) -> dict[str, list[GeneRule]]:
         """Reference gene id ("<model>.<gene>") → the reactions it takes part in, and with whom."""
         return _load_rules(self.folder / "bigg_gprs.csv.gz", self.excluded)
@@ -120,3 +133,26 @@ def _load_rules(path: Path, excluded: tuple[str, ...]) -> dict[str, list[GeneRul
             subunits = tuple(f"{model}.{gene}" for gene in row["protein"][2:].split("+"))
             rules[f"{model}.{row['gene'][2:]}"].append(GeneRule(model, row["reaction"][2:], subunits))
     return dict(rules)
+
+
+_REACTION = re.compile(r'<reaction [^>]*\bid="R_([^"]+)"(.*?)</reaction>', re.S)
+_SPECIES = re.compile(r'<speciesReference species="M_([^"]+)" stoichiometry="([^"]+)"')
+
+
+@functools.lru_cache(maxsize=2)
+def _load_stoichiometry(source: Path, cached: Path) -> dict[str, dict[str, float]]:
+    if cached.is_file():
+        loaded: dict[str, dict[str, float]] = json.loads(cached.read_text(encoding="utf-8"))
+        return loaded
+    with gzip.open(source, "rt", encoding="utf-8") as handle:
+        text = handle.read()
+    reactions: dict[str, dict[str, float]] = {}
+    for match in _REACTION.finditer(text):
+        substrates, _, products = match.group(2).partition("<listOfProducts>")
+        coefficients: dict[str, float] = {}
+        for sign, part in ((-1.0, substrates), (1.0, products)):
+            for species, value in _SPECIES.findall(part):
+                coefficients[species] = coefficients.get(species, 0.0) + sign * float(value)
+        reactions[match.group(1)] = coefficients
+    atomic_write_text(cached, json.dumps(reactions))
+    return reactions

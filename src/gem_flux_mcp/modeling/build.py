@@ -26,7 +26,6 @@ from .annotate import (
     WEAK_EVIDENCE_NOTE,
     HomologyResult,
     Protein,
-    ReactionAliasSource,
     RoleMatch,
     RoleMatcher,
     gpr_string,
@@ -34,6 +33,7 @@ from .annotate import (
     product_from_description,
     roles_from_functions,
 )
+from .bigg_match import Aliases, StoichiometricAliases
 from .rast import annotate_with_rast
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def build_draft(
     options: BuildOptions,
     data_dir: Path,
     cache_dir: Path,
-    aliases: ReactionAliasSource,
+    aliases: Aliases,
     progress: Progress = _no_progress,
 ) -> BuildResult:
     timings: dict[str, float] = {}
@@ -118,8 +118,9 @@ def build_draft(
     if options.use_homology:
         progress("annotate", 0.15, f"searching {len(proteins)} proteins against the BiGG reference")
         reference = Reference.installed(options.exclude_reference_models)
+        matched = StoichiometricAliases(aliases, reference.reaction_stoichiometry(cache_dir), template)
         homology = homology_reactions(
-            {p.id: p.sequence for p in proteins}, reference, aliases,
+            {p.id: p.sequence for p in proteins}, reference, matched,
             {r.id for r in template.reactions}, cache_dir,
             aligner=align.choose_aligner(options.aligner),
         )
@@ -291,7 +292,7 @@ def _count_by_source(sources: dict[str, set[str]]) -> dict[str, int]:
 
 
 def describe_draft(model: cobra.Model, template: str, annotation: dict[str, Any]) -> dict[str, Any]:
-    """The model part of build_model's answer (CONTRACTS §4), without ids and storage fields."""
+    """The model part of build_model's answer (contracts/tools.json), without ids and storage fields."""
     from .model_io import summarize
 
     summary = summarize(model)
