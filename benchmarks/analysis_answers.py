@@ -45,9 +45,9 @@ def panel_190() -> list[str]:
     return compounds[:190]
 
 
-async def calls(model_file: Path, compounds: list[str]) -> list[tuple[str, float, int]]:
+async def calls(resources: runtime.Resources, model_file: Path, compounds: list[str]) -> list[tuple[str, float, int]]:
     measured: list[tuple[str, float, int]] = []
-    async with Client(create_app()) as client:
+    async with Client(create_app(resources)) as client:
         async def call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
             started = time.perf_counter()
             result = await client.call_tool(tool, arguments, raise_on_error=False)
@@ -100,11 +100,11 @@ def main() -> None:
         save_json_model(model, str(work / "ecoli_gf.json"))
         settings = Settings.resolve(data_dir, work / "state", work / "cache")
         os.environ["GEMFLUX_ALLOWED_ROOTS"] = str(work)
-        runtime.load_resources(settings)
+        resources = runtime.load_resources(settings)
         try:
-            measured = asyncio.run(calls(work / "ecoli_gf.json", compounds))
+            measured = asyncio.run(calls(resources, work / "ecoli_gf.json", compounds))
         finally:
-            runtime.shutdown()
+            resources.shutdown()
     print(f"E. coli K-12 gapfilled on {MEDIUM}: {len(model.reactions)} reactions, {len(model.genes)} genes; "
           f"{os.cpu_count()} cores")
     print(f"\n{len(compounds)}-compound phenotype panel (carbon panel + others), medium without glucose, "

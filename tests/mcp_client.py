@@ -59,12 +59,12 @@ async def in_process_client(env: dict[str, str]) -> AsyncIterator[InProcessClien
     settings = Settings.resolve(env["GEMFLUX_DATA_DIR"], env["GEMFLUX_STATE_DIR"], env["GEMFLUX_CACHE_DIR"])
     saved = os.environ.get("GEMFLUX_ALLOWED_ROOTS")
     os.environ["GEMFLUX_ALLOWED_ROOTS"] = env["GEMFLUX_ALLOWED_ROOTS"]
-    runtime.load_resources(settings)
+    resources = runtime.load_resources(settings)
     try:
-        async with FastMCPClient(create_app()) as client:
+        async with FastMCPClient(create_app(resources)) as client:
             yield InProcessClient(client)
     finally:
-        runtime.shutdown()
+        resources.shutdown()
         if saved is None:
             os.environ.pop("GEMFLUX_ALLOWED_ROOTS", None)
         else:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
 import threading
+from collections.abc import AsyncIterator
+from typing import Any
 
 # FastMCP reads these at import: no update check (no network at run time), no banner (stdout
 # belongs to the protocol under stdio). Set before the first fastmcp import.
@@ -22,8 +25,10 @@ from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
 from gem_flux_mcp.server import access, dashboard, runtime
 from gem_flux_mcp.server.arguments import ArgumentErrorMiddleware
+from gem_flux_mcp.server.dependencies import RESOURCES
 from gem_flux_mcp.server.http_guards import RequestGuard
 from gem_flux_mcp.server.recording import RecordingMiddleware, SessionCloseMiddleware
+from gem_flux_mcp.server.runtime import Resources
 from gem_flux_mcp.server.tools import analysis, build, fba, gapfill, lookup, media, models, revisions
 
 log = logging.getLogger("gem_flux_mcp")
@@ -49,15 +54,23 @@ valid_next_steps and an example_call: follow them instead of retrying the same c
 )
 
 
-def create_app(*, with_dashboard: bool = False) -> FastMCP:
-    """The MCP app with every tool registered. Resources must be loaded (or installed) before
-    the first tool call; tool registration itself does not touch them. With the dashboard, its
-    pages and /api/ routes are served beside /mcp (HTTP transport)."""
-    mcp = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__,
+def create_app(resources: Resources | None = None, *, with_dashboard: bool = False) -> FastMCP:
+    """The MCP app with every tool registered, serving `resources` (its lifespan context, from
+    which tools are given what they need: `server/dependencies.py`). Without resources the app
+    only lists its tools (contract snapshots, the stand-alone dashboard). With the dashboard, its
+    pages and /api/ routes are served beside /mcp (HTTP transport). The caller owns the
+    resources and shuts them down."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(server: FastMCP) -> AsyncIterator[dict[str, Any]]:
+        yield {RESOURCES: resources} if resources is not None else {}
+
+    mcp = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan,
                   # tool-contract version, also in capabilities.experimental (initialize and discover)
                   experimental_capabilities={"gem-flux/tool-contract": {"version": CONTRACT_VERSION}})
+    recorder = resources.recorder if resources is not None else None
     # first added = outermost: the recorder sees the final result, envelopes included
-    mcp.add_middleware(RecordingMiddleware(runtime.get_recorder, access.request_workspace))
+    mcp.add_middleware(RecordingMiddleware(lambda: recorder, access.request_workspace))
     mcp.add_middleware(ArgumentErrorMiddleware())
     lookup.register(mcp)
     media.register(mcp)
@@ -67,9 +80,9 @@ def create_app(*, with_dashboard: bool = False) -> FastMCP:
     build.register(mcp)
     gapfill.register(mcp)
     analysis.register(mcp)
-    if with_dashboard:
+    if with_dashboard and resources is not None:
         source = dashboard.DashboardSource(
-            store=runtime.get_store(), recorder=runtime.get_recorder, tools=dashboard.tool_lister(mcp),
+            store=resources.store, recorder=lambda: recorder, tools=dashboard.tool_lister(mcp),
             workspace=lambda request: access.current_workspace(),
         )
         for route in dashboard.routes(source):
@@ -113,7 +126,8 @@ def serve(args: argparse.Namespace) -> int:
                      len(set(tokens.tokens.values())))
     try:
         # GEMFLUX_RECORD_CALLS=0 turns the session/call record off (used to measure its cost)
-        runtime.load_resources(settings, record_activity=os.environ.get("GEMFLUX_RECORD_CALLS", "1") != "0")
+        resources = runtime.load_resources(
+            settings, record_activity=os.environ.get("GEMFLUX_RECORD_CALLS", "1") != "0")
     except GemFluxError as exc:
         # A start-up failure is one clear log line and exit code 1, never a traceback.
         log.error("cannot start: %s [%s]", exc.message, exc.code)
@@ -121,9 +135,9 @@ def serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         log.error("cannot start: %s", exc)
         return 1
-    runtime.start_cleanup_timers()
+    resources.start_cleanup_timers()
     _warm_up_modeling_imports_later()
-    mcp = create_app(with_dashboard=args.transport == "http")
+    mcp = create_app(resources, with_dashboard=args.transport == "http")
     try:
         if args.transport == "stdio":
             mcp.run("stdio", show_banner=False)
@@ -142,11 +156,11 @@ def serve(args: argparse.Namespace) -> int:
             allowed_origins=list(args.allowed_origin) or None,
             log_level=args.log_level.lower(),
             middleware=[Middleware(access.TokenGuard), Middleware(RequestGuard),
-                        Middleware(SessionCloseMiddleware, recorder=runtime.get_recorder)],
+                        Middleware(SessionCloseMiddleware, recorder=lambda: resources.recorder)],
         )
         return 0
     finally:
-        runtime.shutdown()
+        resources.shutdown()
 
 
 def run_dashboard(args: argparse.Namespace) -> int:

@@ -10,7 +10,6 @@ for `isError` results. Under tokens, server folders are taken out of error texts
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import logging
@@ -23,8 +22,8 @@ from pydantic import BaseModel
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ServerError
-from gem_flux_mcp.server import runtime
 from gem_flux_mcp.server.access import bind_request_workspace
+from gem_flux_mcp.server.dependencies import file_area_of_this_call
 from gem_flux_mcp.server.hints import add_hints
 
 log = logging.getLogger(__name__)
@@ -68,8 +67,9 @@ def error_result(exc: BaseException, tool_name: str | None) -> ToolResult:
             suggestions=["Retry once; if it fails again, report it with the arguments used."],
         )
     envelope = add_hints(exc, tool_name).envelope(tool_name)
-    with contextlib.suppress(GemFluxError):  # resources not loaded (start-up): nothing to scrub against
-        envelope = runtime.get_file_area().scrub_payload(envelope)
+    area = file_area_of_this_call()
+    if area is not None:  # None outside a tool call (nothing to scrub against)
+        envelope = area.scrub_payload(envelope)
     return error_envelope_result(envelope)
 
 

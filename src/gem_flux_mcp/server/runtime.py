@@ -1,6 +1,8 @@
 """The server's runtime: what is loaded once at start-up (settings, biochemistry index, media
-library, store, activity recorder, job runner) and the getters tools reach it through, including
-the caller's workspace and file area."""
+library, store, activity recorder, job runner). `create_app` hands it to its app as the lifespan
+context, and tools are given what they need from it by dependency injection
+(`server/dependencies.py`); nothing here is a module global, so one process can serve several
+apps (the tests do)."""
 
 from __future__ import annotations
 
@@ -9,15 +11,14 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.media_library import PredefinedMedium, load_media_library
 from gem_flux_mcp.data.templates import BUILD_TEMPLATES, template_path
 from gem_flux_mcp.error_codes import ErrorCode
-from gem_flux_mcp.errors import DataError, ServerError
-from gem_flux_mcp.server import access
+from gem_flux_mcp.errors import DataError
 from gem_flux_mcp.server.files import FileArea, file_area
 from gem_flux_mcp.server.worker import JobRunner
 from gem_flux_mcp.services.workspace import Workspace
@@ -60,16 +61,47 @@ class Resources:
     recorder: ActivityRecorder | None
     jobs: JobRunner
     templates: tuple[str, ...]  # build templates present in the data folder (parsed by the worker)
+    stopping: threading.Event = field(default_factory=threading.Event)
 
+    def workspace(self, workspace_id: str) -> Workspace:
+        return Workspace(self.store, workspace_id, self.biochem, self.media_library)
 
-_resources: Resources | None = None
-_cleanup_stop = threading.Event()
+    def file_area(self, workspace_id: str | None) -> FileArea:
+        """A workspace's own folder under tokens (`workspace_id`), the allowed roots otherwise (None)."""
+        return file_area(self.settings, workspace_id)
+
+    def start_cleanup_timers(self) -> None:
+        """Automatic clean-up on timers: idle models leave the in-memory cache (stored models are
+        never touched), MCP sessions idle past the timeout are closed, idle workers stop."""
+
+        def every(interval: float, name: str, job: Callable[[], object]) -> None:
+            def loop() -> None:
+                while not self.stopping.wait(interval):
+                    try:
+                        job()
+                    except Exception:  # the timer must outlive any single failure
+                        log.exception("%s failed", name)
+
+            threading.Thread(target=loop, name=name, daemon=True).start()
+
+        every(_env_number(ENV_CLEANUP_INTERVAL, 300), "gemflux-model-cleanup", self.store.evict_idle)
+        if self.recorder is not None:
+            every(_env_number(ENV_SESSION_CLEANUP, 300), "gemflux-session-cleanup", self.recorder.close_idle)
+        every(_env_number(ENV_CLEANUP_INTERVAL, 300), "gemflux-worker-cleanup", self.jobs.stop_idle)
+
+    def shutdown(self) -> None:
+        """Close this process's MCP sessions (their transports are gone), stop the timers and the
+        workers, and close the store."""
+        self.stopping.set()
+        self.jobs.shutdown()
+        if self.recorder is not None:
+            self.recorder.stop()
+        self.store.close()
 
 
 def load_resources(settings: Settings, *, record_activity: bool = True) -> Resources:
     """Load everything the tools need; raises DataError with a clear message when data is
     missing or corrupt (the caller turns that into one log line and exit code 1)."""
-    global _resources
     if not settings.data_dir.is_dir():
         raise DataError(
             ErrorCode.DATA_DIR_NOT_FOUND,
@@ -93,92 +125,11 @@ def load_resources(settings: Settings, *, record_activity: bool = True) -> Resou
         recorder.recover()
     templates = tuple(name for name in BUILD_TEMPLATES if template_path(settings.data_dir, name).is_file())
     jobs = JobRunner(settings, idle_timeout_s=_env_number(ENV_WORKER_IDLE, 600))
-    _resources = Resources(settings=settings, biochem=biochem, media_library=library, store=store,
-                           recorder=recorder, jobs=jobs, templates=templates)
+    resources = Resources(settings=settings, biochem=biochem, media_library=library, store=store,
+                          recorder=recorder, jobs=jobs, templates=templates)
     log.info(
         "loaded %d compounds, %d reactions, %d predefined media from %s; state in %s (%.2f s)",
         biochem.compound_count, biochem.reaction_count, len(library), settings.data_dir, settings.state_dir,
         time.perf_counter() - started,
     )
-    return _resources
-
-
-def install(resources: Resources) -> None:
-    """Use already loaded resources (tests, embedding in another process)."""
-    global _resources
-    _resources = resources
-
-
-def start_cleanup_timers() -> None:
-    """Seed 002's automatic cleanup on timers: idle models leave the in-memory cache (stored
-    models are never touched), and MCP sessions idle past the timeout are closed."""
-
-    def every(interval: float, name: str, job: Callable[[], object]) -> None:
-        def loop() -> None:
-            while not _cleanup_stop.wait(interval):
-                try:
-                    job()
-                except Exception:  # the timer must outlive any single failure
-                    log.exception("%s failed", name)
-
-        threading.Thread(target=loop, name=name, daemon=True).start()
-
-    res = _get()
-    every(_env_number(ENV_CLEANUP_INTERVAL, 300), "gemflux-model-cleanup", res.store.evict_idle)
-    if res.recorder is not None:
-        every(_env_number(ENV_SESSION_CLEANUP, 300), "gemflux-session-cleanup", res.recorder.close_idle)
-    every(_env_number(ENV_CLEANUP_INTERVAL, 300), "gemflux-worker-cleanup", res.jobs.stop_idle)
-
-
-def shutdown() -> None:
-    """Close this process's MCP sessions (their transports are gone), stop the timers and the
-    workers, and close the store."""
-    global _resources
-    _cleanup_stop.set()
-    if _resources is not None:
-        _resources.jobs.shutdown()
-        if _resources.recorder is not None:
-            _resources.recorder.stop()
-        _resources.store.close()
-        _resources = None
-
-
-def get_recorder() -> ActivityRecorder | None:
-    return _resources.recorder if _resources is not None else None
-
-
-def _get() -> Resources:
-    if _resources is None:
-        raise ServerError(ErrorCode.SERVER_NOT_INITIALIZED, "Server resources are not loaded; this is a start-up bug.")
-    return _resources
-
-
-def get_biochem() -> BiochemIndex:
-    return _get().biochem
-
-
-def get_jobs() -> JobRunner:
-    return _get().jobs
-
-
-def get_templates() -> tuple[str, ...]:
-    return _get().templates
-
-
-def get_settings() -> Settings:
-    return _get().settings
-
-
-def get_store() -> Store:
-    return _get().store
-
-
-def get_workspace(workspace_id: str | None = None) -> Workspace:
-    """The caller's workspace (the local one, or the one its HTTP token names)."""
-    res = _get()
-    return Workspace(res.store, workspace_id or access.current_workspace(), res.biochem, res.media_library)
-
-
-def get_file_area() -> FileArea:
-    """The caller's files: its workspace's own folder under tokens, the allowed roots otherwise."""
-    return file_area(_get().settings, access.current_workspace() if access.table().enabled else None)
+    return resources

@@ -8,9 +8,10 @@ from typing import Annotated, Any, Literal
 
 import anyio.to_thread
 from fastmcp import Context, FastMCP
+from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from gem_flux_mcp.server.runtime import get_file_area, get_jobs, get_workspace
+from gem_flux_mcp.server.dependencies import Caller, current_caller, current_workspace
 from gem_flux_mcp.server.tools.common import CREATES, READ_ONLY, MediaId, ModelId, OutputPath, output_target, tool
 from gem_flux_mcp.server.worker import mcp_progress
 from gem_flux_mcp.services import compare, diagnose, essentiality, phenotypes, results, variability
@@ -19,16 +20,16 @@ from gem_flux_mcp.services.workspace import Workspace
 ANALYSIS_TIMEOUT_S = 1800.0
 
 
-async def run_analysis(ctx: Context, prepare: Callable[[Workspace], Any],
+async def run_analysis(ctx: Context, caller: Caller, prepare: Callable[[Workspace], Any],
                        answer: Callable[[Workspace, Any, Any], dict[str, Any]]) -> dict[str, Any]:
     """The shape of every analysis in a worker: the request checked and turned into a job (in a
     thread), the job run in a worker process with progress, the answer shaped and recorded (in a
     thread), server folders scrubbed from it."""
-    workspace = get_workspace()
+    workspace = caller.workspace
     job = await anyio.to_thread.run_sync(lambda: prepare(workspace))
-    outcome = await get_jobs().run(job, mcp_progress(ctx), timeout_s=ANALYSIS_TIMEOUT_S,
-                                   workspace=workspace.workspace_id)
-    return get_file_area().scrub_payload(await anyio.to_thread.run_sync(lambda: answer(workspace, job, outcome)))
+    outcome = await caller.jobs.run(job, mcp_progress(ctx), timeout_s=ANALYSIS_TIMEOUT_S,
+                                    workspace=workspace.workspace_id)
+    return caller.files.scrub_payload(await anyio.to_thread.run_sync(lambda: answer(workspace, job, outcome)))
 
 
 def register(mcp: FastMCP) -> None:
@@ -51,15 +52,16 @@ def register(mcp: FastMCP) -> None:
         objective: Annotated[str, Field(description="Reaction whose optimum is growth (default 'bio1')")] = "bio1",
         offset: Annotated[int, Field(ge=0, description="First row of the table to return (paging)")] = 0,
         output_path: OutputPath = None,
+        caller: Caller = Depends(current_caller),
     ) -> dict[str, Any]:
         """Which genes (or reactions) the model cannot grow without on a medium: single deletions
         (a gene closes the reactions whose rule turns false), growth ratio to the wild type,
         essential (ratio < threshold) and slowed ones; with `observed`, the confusion numbers.
         Runs in a worker process with progress; the answer pages the full table (offset)."""
-        path = output_target(get_file_area(), output_path)
+        path = output_target(caller.files, output_path)
         return await run_analysis(
-            ctx, lambda ws: essentiality.prepare_essentiality(ws, model_id, media_id, target, genes, objective,
-                                                              threshold),
+            ctx, caller,
+            lambda ws: essentiality.prepare_essentiality(ws, model_id, media_id, target, genes, objective, threshold),
             lambda ws, job, outcome: essentiality.store_essentiality(ws, job, outcome, observed, offset,
                                                                      output_path=path))
 
@@ -85,14 +87,16 @@ def register(mcp: FastMCP) -> None:
         objective: Annotated[str, Field(description="Reaction whose optimum is growth (default 'bio1')")] = "bio1",
         offset: Annotated[int, Field(ge=0, description="First row of the array to return (paging)")] = 0,
         output_path: OutputPath = None,
+        caller: Caller = Depends(current_caller),
     ) -> dict[str, Any]:
         """What the model grows on: for each compound of a panel (or list), growth on the base medium
         minus the panel's reference source plus that compound (the Biolog convention). Compounds the
         model cannot take up are reported as such. With `observed`, the confusion numbers."""
-        path = output_target(get_file_area(), output_path)
+        path = output_target(caller.files, output_path)
         return await run_analysis(
-            ctx, lambda ws: phenotypes.prepare_phenotypes(ws, model_id, base_media_id, panel, compounds, observed,
-                                                          objective, uptake_rate),
+            ctx, caller,
+            lambda ws: phenotypes.prepare_phenotypes(ws, model_id, base_media_id, panel, compounds, observed,
+                                                     objective, uptake_rate),
             lambda ws, job, outcome: phenotypes.store_phenotypes(ws, job, outcome, observed, growth_threshold,
                                                                  offset, path))
 
@@ -103,12 +107,13 @@ def register(mcp: FastMCP) -> None:
         media_ids: Annotated[list[MediaId] | None, Field(
             max_length=20, description="Media to grow both on; default the media each was last run on")] = None,
         offset: Annotated[int, Field(ge=0, description="First item of every id list to return (paging)")] = 0,
+        workspace: Workspace = Depends(current_workspace),
     ) -> dict[str, Any]:
         """How two models differ: reactions, genes and metabolites only in A, only in B, and shared
         (counts, then the ids page by page); shared reactions whose bounds or gene rule changed; and
         growth of both on each medium. For a draft and its gapfilled model, reactions_only_b is what
         gapfilling added."""
-        return compare.compare_models(get_workspace(), model_a, model_b, media_ids, offset)
+        return compare.compare_models(workspace, model_a, model_b, media_ids, offset)
 
     @tool(mcp, "run_fva", results.VariabilityResult, {"title": "Flux variability analysis", **CREATES})
     async def run_fva(
@@ -122,14 +127,16 @@ def register(mcp: FastMCP) -> None:
         objective: Annotated[str, Field(description="Reaction whose optimum is held (default 'bio1')")] = "bio1",
         offset: Annotated[int, Field(ge=0, description="First row of the table to return (paging)")] = 0,
         output_path: OutputPath = None,
+        caller: Caller = Depends(current_caller),
     ) -> dict[str, Any]:
         """Which reactions are flexible: the smallest and largest flux of each reaction while the
         objective stays at least at a fraction of its optimum; blocked reactions and reactions that
         must carry flux in one direction. Runs in a worker process with progress; pages the table."""
-        path = output_target(get_file_area(), output_path)
+        path = output_target(caller.files, output_path)
         return await run_analysis(
-            ctx, lambda ws: variability.prepare_variability(ws, model_id, media_id, reactions, fraction_of_optimum,
-                                                            loopless, objective),
+            ctx, caller,
+            lambda ws: variability.prepare_variability(ws, model_id, media_id, reactions, fraction_of_optimum,
+                                                       loopless, objective),
             lambda ws, job, outcome: variability.store_variability(ws, job, outcome, offset, path))
 
     @tool(mcp, "diagnose_model", results.DiagnosisResult, {"title": "Diagnose a model", **CREATES})
@@ -141,13 +148,14 @@ def register(mcp: FastMCP) -> None:
         biomass: Annotated[str, Field(description="Biomass reaction (default 'bio1')")] = "bio1",
         offset: Annotated[int, Field(ge=0, description="First item of every list to return (paging)")] = 0,
         output_path: OutputPath = None,
+        caller: Caller = Depends(current_caller),
     ) -> dict[str, Any]:
         """A quality report, and "why doesn't it grow?" in one call: mass- and charge-imbalanced
         reactions, blocked reactions, dead-end metabolites, energy-generating cycles (ATP, GTP,
         NADH, NADPH from nothing), reactions without genes; on a medium where the model does not
         grow, the biomass components it cannot make and the template reactions a gapfill would
         add. Runs in a worker process; lists are paged together (offset)."""
-        path = output_target(get_file_area(), output_path)
+        path = output_target(caller.files, output_path)
         return await run_analysis(
-            ctx, lambda ws: diagnose.prepare_diagnosis(ws, model_id, media_id, biomass),
+            ctx, caller, lambda ws: diagnose.prepare_diagnosis(ws, model_id, media_id, biomass),
             lambda ws, job, outcome: diagnose.store_diagnosis(ws, job, outcome, offset, path))

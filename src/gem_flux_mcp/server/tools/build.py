@@ -6,13 +6,17 @@ from typing import Annotated, Any
 
 import anyio.to_thread
 from fastmcp import Context, FastMCP
+from fastmcp.dependencies import Depends
 from pydantic import Field
 
+from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.templates import TemplateName
-from gem_flux_mcp.server.runtime import get_file_area, get_jobs, get_settings, get_workspace
+from gem_flux_mcp.server.dependencies import current_file_area, current_jobs, current_settings, current_workspace
+from gem_flux_mcp.server.files import FileArea
 from gem_flux_mcp.server.tools.common import tool
-from gem_flux_mcp.server.worker import mcp_progress
+from gem_flux_mcp.server.worker import JobRunner, mcp_progress
 from gem_flux_mcp.services import build, results
+from gem_flux_mcp.services.workspace import Workspace
 
 BUILD_ANNOTATIONS = {"title": "Build draft model", "readOnlyHint": False, "destructiveHint": False,
                      "idempotentHint": False, "openWorldHint": True}  # RAST (opt-in) is on the internet
@@ -40,24 +44,28 @@ def register(mcp: FastMCP) -> None:
                                             "known reactions")] = True,
         exclude_reference_models: Annotated[list[str] | None, Field(
             description="BiGG models to leave out of the homology reference, e.g. ['iML1515']")] = None,
+        workspace: Workspace = Depends(current_workspace),
+        area: FileArea = Depends(current_file_area),
+        jobs: JobRunner = Depends(current_jobs),
+        settings: Settings = Depends(current_settings),
     ) -> dict[str, Any]:
         """Build a draft genome-scale model from protein sequences with a ModelSEED template, offline:
         proteins are annotated from their FASTA header names and by homology to BiGG reference
         proteins (RAST optional). Each reaction records its evidence. Takes about 10 s for a
         bacterial proteome and reports progress; the draft needs gapfill_model before it grows."""
         template_name, excluded = build.check_build_options(template, exclude_reference_models,
-                                                            get_settings().data_dir)
+                                                            settings.data_dir)
         await ctx.report_progress(0, 100, "parse: reading and checking the sequences")
-        area = get_file_area()
+        area = area
         proteins = await anyio.to_thread.run_sync(build.read_proteins, protein_sequences, fasta_file_path,
                                                   lambda raw: area.resolve(raw, param="fasta_file_path",
                                                                            must_exist=False))
-        workspace = get_workspace()
+        workspace = workspace
         job, name = await anyio.to_thread.run_sync(lambda: build.prepare_build(
             workspace, proteins, model_name, template_name, excluded, use_header_functions=bool(use_header_functions),
             use_homology=bool(use_homology), annotate_with_rast=bool(annotate_with_rast)))
         progress = mcp_progress(ctx)
-        built = await get_jobs().run(job, progress, timeout_s=BUILD_TIMEOUT_S, workspace=workspace.workspace_id)
+        built = await jobs.run(job, progress, timeout_s=BUILD_TIMEOUT_S, workspace=workspace.workspace_id)
         await progress("store", 0.95, f"storing {job.model_id}")
         result = await anyio.to_thread.run_sync(build.store_draft, workspace, job, name, built)
         await progress("done", 1.0, f"{result['num_reactions']} reactions, {result['num_genes']} genes")

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastmcp import FastMCP
+from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from gem_flux_mcp.server.runtime import get_workspace
+from gem_flux_mcp.server.dependencies import current_workspace
 from gem_flux_mcp.server.tools.common import CREATES, MediaId, ModelId, tool
 from gem_flux_mcp.services import fba, results
 from gem_flux_mcp.services.fba import MAX_FLUX_THRESHOLD
+from gem_flux_mcp.services.workspace import Workspace
 
 
 def register(mcp: FastMCP) -> None:
@@ -32,10 +34,11 @@ def register(mcp: FastMCP) -> None:
         reaction_bounds: Annotated[dict[str, list[float]] | None, Field(
             description="What if: [lower, upper] per reaction id for this run only, applied after the medium, "
                         "e.g. {'ATPM_c0': [10, 1000]}")] = None,
+        workspace: Workspace = Depends(current_workspace),
     ) -> dict[str, Any]:
         """Flux balance analysis of a stored model on a medium: optimum (growth in 1/h for a
         biomass objective), uptake and secretion with compound names, top fluxes. The run is
         recorded with the model (get_model include_predictions). Knockouts and bounds answer "what if"
         for this call only; to keep them, use revise_model."""
-        return fba.run_fba(get_workspace(), model_id, media_id, objective, maximize, flux_threshold, pfba,
+        return fba.run_fba(workspace, model_id, media_id, objective, maximize, flux_threshold, pfba,
                            knockout_genes, knockout_reactions, reaction_bounds)

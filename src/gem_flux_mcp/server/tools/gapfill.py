@@ -7,13 +7,15 @@ from typing import Annotated, Any
 
 import anyio.to_thread
 from fastmcp import Context, FastMCP
+from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from gem_flux_mcp.server.runtime import get_jobs, get_workspace
+from gem_flux_mcp.server.dependencies import current_jobs, current_workspace
 from gem_flux_mcp.server.tools.common import tool
-from gem_flux_mcp.server.worker import mcp_progress
+from gem_flux_mcp.server.worker import JobRunner, mcp_progress
 from gem_flux_mcp.services import gapfill, results
 from gem_flux_mcp.services.gapfill import MAX_TARGET_GROWTH, GapfillMode
+from gem_flux_mcp.services.workspace import Workspace
 
 GAPFILL_ANNOTATIONS = {"title": "Gapfill model", "readOnlyHint": False, "destructiveHint": False,
                        "idempotentHint": False, "openWorldHint": False}
@@ -33,16 +35,18 @@ def register(mcp: FastMCP) -> None:
             description="Accepted for compatibility; every template reaction may be added")] = True,
         gapfill_mode: Annotated[GapfillMode, Field(description="'full' (ATP correction + genome-scale), 'atp_only' "
                                            "or 'genomescale_only'")] = "full",
+        workspace: Workspace = Depends(current_workspace),
+        jobs: JobRunner = Depends(current_jobs),
     ) -> dict[str, Any]:
         """Add the cheapest set of template reactions so a model grows on a medium, without
         energy-generating cycles: ATP correction on ModelSEED's ATP test media, then a weighted
         genome-scale gapfill. Saves a new model '<id>.gf' and reports the added reactions (paged),
         growth before/after and quality checks. Takes seconds to a minute; reports progress."""
-        workspace = get_workspace()
+        workspace = workspace
         job = await anyio.to_thread.run_sync(
             gapfill.prepare_gapfill, workspace, model_id, media_id, target_growth_rate, gapfill_mode)
         progress = mcp_progress(ctx)
-        outcome = await get_jobs().run(job, progress, timeout_s=GAPFILL_TIMEOUT_S, workspace=workspace.workspace_id)
+        outcome = await jobs.run(job, progress, timeout_s=GAPFILL_TIMEOUT_S, workspace=workspace.workspace_id)
         answer = await anyio.to_thread.run_sync(gapfill.store_gapfill, workspace, job, outcome)
         await progress("done", 1.0, f"{answer['num_reactions_added']} reactions added; growth "
                                     f"{answer['growth_rate_after']:.3f} /h")

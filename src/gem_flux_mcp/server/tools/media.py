@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastmcp import FastMCP
+from fastmcp.dependencies import Depends
 from pydantic import Field
 
 from gem_flux_mcp.modeling.media import MAX_UPTAKE
-from gem_flux_mcp.server.runtime import get_workspace
+from gem_flux_mcp.server.dependencies import current_workspace
 from gem_flux_mcp.server.tools.common import CREATES, DELETES, READ_ONLY, MediaId, tool
 from gem_flux_mcp.services import media, results
+from gem_flux_mcp.services.workspace import Workspace
 
 
 def register(mcp: FastMCP) -> None:
@@ -26,29 +28,31 @@ def register(mcp: FastMCP) -> None:
                         "e.g. {'cpd00027': [-5, 100]}")] = None,
         media_name: Annotated[str | None, Field(description="Optional id for the medium ([A-Za-z0-9_-], "
                                                 "not starting with 'media_'); default an automatic id")] = None,
+        workspace: Workspace = Depends(current_workspace),
     ) -> dict[str, Any]:
         """Create a growth medium from ModelSEED compound ids (all-or-nothing; every invalid id is
         reported at once). When applied to a model both bounds hold: uptake limits and secretion
         limits; exchanges of compounds not in the medium are closed for uptake."""
-        return media.build_media(get_workspace(), compounds, default_uptake, custom_bounds, media_name)
+        return media.build_media(workspace, compounds, default_uptake, custom_bounds, media_name)
 
     @tool(mcp, "list_media", results.ListMediaResult, {"title": "List media", **READ_ONLY})
-    def list_media() -> dict[str, Any]:
+    def list_media(workspace: Workspace = Depends(current_workspace)) -> dict[str, Any]:
         """All media usable with run_fba and gapfill_model: the predefined library and the
         media you built, oldest first, with a preview of their compounds."""
-        return media.list_media(get_workspace())
+        return media.list_media(workspace)
 
     @tool(mcp, "get_media", results.GetMediaResult, {"title": "Get medium", **READ_ONLY})
     def get_media(
         media_id: MediaId,
         offset: Annotated[int, Field(ge=0, description="First compound to return (paging)")] = 0,
         limit: Annotated[int, Field(ge=1, le=media.MAX_PAGE, description="Compounds per page, 1-500")] = 500,
+        workspace: Workspace = Depends(current_workspace),
     ) -> results.GetMediaResult:
         """Every compound of a medium, predefined or built, with its name, formula and exchange
         bounds [lower, upper] (lower < 0 = uptake), in the medium's order."""
-        return media.get_media(get_workspace(), media_id, offset, limit)
+        return media.get_media(workspace, media_id, offset, limit)
 
     @tool(mcp, "delete_media", results.DeleteMediaResult, {"title": "Delete medium", **DELETES})
-    def delete_media(media_id: MediaId) -> dict[str, Any]:
+    def delete_media(media_id: MediaId, workspace: Workspace = Depends(current_workspace)) -> dict[str, Any]:
         """Delete a medium you built (permanent). Predefined media cannot be deleted."""
-        return media.delete_media(get_workspace(), media_id)
+        return media.delete_media(workspace, media_id)

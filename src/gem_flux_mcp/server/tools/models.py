@@ -6,28 +6,32 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastmcp import FastMCP
+from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from gem_flux_mcp.server.runtime import get_file_area, get_workspace
+from gem_flux_mcp.server.dependencies import current_file_area, current_workspace
+from gem_flux_mcp.server.files import FileArea
 from gem_flux_mcp.server.tools.common import CREATES, DELETES, READ_ONLY, ModelId, tool
 from gem_flux_mcp.services import models, results
 from gem_flux_mcp.services.models import MAX_LIMIT
+from gem_flux_mcp.services.workspace import Workspace
 
 
 def register(mcp: FastMCP) -> None:
     @tool(mcp, "list_models", results.ListModelsResult, {"title": "List models", **READ_ONLY})
     def list_models(
         filter_state: Annotated[str, Field(description="all, draft or gapfilled (case-insensitive)")] = "all",
+        workspace: Workspace = Depends(current_workspace),
     ) -> dict[str, Any]:
         """Stored models, oldest first, with counts, template, creation time and lineage parent;
         models_by_state counts all models before filtering."""
-        return models.list_models(get_workspace(), filter_state)
+        return models.list_models(workspace, filter_state)
 
     @tool(mcp, "delete_model", results.DeleteModelResult, {"title": "Delete model", **DELETES})
-    def delete_model(model_id: ModelId) -> dict[str, Any]:
+    def delete_model(model_id: ModelId, workspace: Workspace = Depends(current_workspace)) -> dict[str, Any]:
         """Delete a stored model permanently (exact id, with its suffix). Other versions of the
         same lineage (draft vs .gf) are kept."""
-        return models.delete_model(get_workspace(), model_id)
+        return models.delete_model(workspace, model_id)
 
     @tool(mcp, "get_model", results.GetModelResult, {"title": "Get model", **READ_ONLY})
     def get_model(
@@ -38,10 +42,11 @@ def register(mcp: FastMCP) -> None:
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum predictions returned, 1-100")] = 20,
         gapfill_reactions_offset: Annotated[int | None, Field(ge=0,
             description="For a gapfilled model: return the page of added reactions starting here")] = None,
+        workspace: Workspace = Depends(current_workspace),
     ) -> dict[str, Any]:
         """Details of one stored model: counts, compartments, objective, genes, template,
         lineage, creation time; optionally its recorded results and revision history."""
-        return models.get_model(get_workspace(), model_id, include_predictions, include_revisions, limit,
+        return models.get_model(workspace, model_id, include_predictions, include_revisions, limit,
                                 gapfill_reactions_offset)
 
     @tool(mcp, "import_model", results.ImportModelResult, {"title": "Import model", **CREATES})
@@ -51,12 +56,14 @@ def register(mcp: FastMCP) -> None:
         model_name: Annotated[str | None, Field(description="Name for the stored model "
                                                 "([A-Za-z0-9_-]); default an automatic id")] = None,
         format: Annotated[str | None, Field(description="'sbml' or 'json'; default from the extension")] = None,
+        workspace: Workspace = Depends(current_workspace),
+        area: FileArea = Depends(current_file_area),
     ) -> dict[str, Any]:
         """Load a model file into the workspace (ModelSEED or any other namespace; media are
         matched to exchanges through ModelSEED ids and BiGG ids)."""
-        area = get_file_area()
+        area = area
         path = area.resolve(file_path, param="file_path", must_exist=True)
-        return area.scrub_payload(models.import_model(get_workspace(), path, model_name, format))
+        return area.scrub_payload(models.import_model(workspace, path, model_name, format))
 
     @tool(mcp, "export_model", results.ExportModelResult,
           {"title": "Export model", **CREATES, "destructiveHint": True, "idempotentHint": True})
@@ -66,8 +73,10 @@ def register(mcp: FastMCP) -> None:
                                         "an existing file is replaced atomically")],
         format: Annotated[str | None, Field(description="'sbml' (level 3, FBC) or 'json'; "
                                             "default from the extension")] = None,
+        workspace: Workspace = Depends(current_workspace),
+        area: FileArea = Depends(current_file_area),
     ) -> dict[str, Any]:
         """Write a stored model to a file as SBML level 3 with FBC, or COBRApy JSON."""
-        area = get_file_area()
+        area = area
         path = area.resolve(file_path, param="file_path", must_exist=False, for_write=True)
-        return area.scrub_payload(models.export_model(get_workspace(), model_id, path, format))
+        return area.scrub_payload(models.export_model(workspace, model_id, path, format))

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastmcp import FastMCP
+from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from gem_flux_mcp.server.runtime import get_workspace
+from gem_flux_mcp.server.dependencies import current_workspace
 from gem_flux_mcp.server.tools.common import CREATES, ModelId, tool
 from gem_flux_mcp.services import results, revisions
 from gem_flux_mcp.services.revisions import MAX_REASON_CHARS
+from gem_flux_mcp.services.workspace import Workspace
 
 
 def register(mcp: FastMCP) -> None:
@@ -30,10 +32,11 @@ def register(mcp: FastMCP) -> None:
                                               "model's last-used medium")] = None,
         revision_name: Annotated[str | None, Field(description="Name for the new model; default "
                                                    "'<model_id>.rev'")] = None,
+        workspace: Workspace = Depends(current_workspace),
     ) -> dict[str, Any]:
         """Make a new revision of a model (a new id in the same lineage; the source is kept):
         add database reactions, remove reactions, set bounds, knock out genes. All changes are
         validated first (every bad id reported at once) and applied together; the reason, the
         changes and the growth before and after are recorded."""
-        return revisions.revise_model(get_workspace(), model_id, reason, add_reactions, remove_reactions,
+        return revisions.revise_model(workspace, model_id, reason, add_reactions, remove_reactions,
                                       reaction_bounds, knockout_genes, media_id, revision_name)
