@@ -94,6 +94,11 @@ T = TypeVar("T")
 # small helpers
 
 
+
+def plain(call: Callable[[], Any]) -> Callable[[], dict[str, Any]]:
+    """A service call whose typed answer is wanted as the dict a client receives."""
+    return lambda: call().model_dump(exclude_unset=True)  # type: ignore[no-any-return]
+
 def median(values: list[float]) -> float:
     return statistics.median(values)
 
@@ -619,12 +624,12 @@ def section_run_fba(ctx: Context) -> None:
     sbml = ctx.model_file(IJO, "sbml")
     ws = ctx.workspace("state-run-fba")
     try:
-        import_ms, imported = timed_calls(partial(models.import_model, ws, sbml, IJO, "sbml"), 1)
+        import_ms, imported = timed_calls(plain(partial(models.import_model, ws, sbml, IJO, "sbml")), 1)
         model_id = str(imported[0]["model_id"])
         compounds, used, unmapped = ijo_medium_in_modelseed(ctx)
         media = media_service.build_media(ws, list(compounds), default_uptake=10.0,
                                custom_bounds={c: [-u, 1000.0] for c, u in compounds.items()},
-                               media_name="iJO1366_default")
+                               media_name="iJO1366_default").model_dump()
         media_id = str(media["media_id"])
         print(f"imported {sbml.name} ({size_text(sbml.stat().st_size)}) as {model_id} in {import_ms[0] / 1000:.2f} s; "
               f"medium {media_id}: {len(compounds)} compounds from {len(used)} of {len(base.medium)} default "
@@ -641,7 +646,7 @@ def section_run_fba(ctx: Context) -> None:
         cobra_alone = {"fba": median(raw["optimize"]), "pfba": median(raw["optimize"]) + median(raw["pfba"])}
 
         def run(pfba_flag: bool) -> dict[str, Any]:
-            return fba.run_fba(ws, model_id, media_id, objective=IJO_OBJECTIVE, pfba=pfba_flag)
+            return fba.run_fba(ws, model_id, media_id, objective=IJO_OBJECTIVE, pfba=pfba_flag).model_dump()
 
         def evict_all() -> int:
             return ws.store.evict_idle(now=time.monotonic() + 1e9)  # drop every cached model
@@ -733,7 +738,7 @@ def section_list(ctx: Context) -> None:
     try:
         for start, stop in ((0, 100), (100, 1000)):
             per_model = add_textbooks(ws.store, textbook, start, stop)
-            payload = models.list_models(ws)
+            payload = models.list_models(ws).model_dump(exclude_unset=True)
             assert payload["total_models"] == stop, payload["total_models"]
             samples = timed_ms(partial(models.list_models, ws), N_LIST, warmup=1)
             rows.append([f"{stop:,}", "in-process", str(N_LIST), f"{median(samples):.2f}", f"{p95(samples):.2f}",
@@ -798,12 +803,12 @@ def section_io(ctx: Context) -> None:
         for name in ("textbook", IJO):
             for fmt in ("sbml", "json"):
                 source = ctx.model_file(name, fmt)
-                imports, results = timed_calls(partial(models.import_model, ws, source, None, fmt), N_IO)
+                imports, results = timed_calls(plain(partial(models.import_model, ws, source, None, fmt)), N_IO)
                 model_id = str(results[0]["model_id"])
                 stored = ws.store.get_model_row(LOCAL_WORKSPACE, model_id).file_size
                 ws.store.evict_idle(now=time.monotonic() + 1e9)  # the first export loads the stored file
                 target = out_dir / source.name
-                exports, exported = timed_calls(partial(models.export_model, ws, model_id, target, fmt), N_IO)
+                exports, exported = timed_calls(plain(partial(models.export_model, ws, model_id, target, fmt)), N_IO)
                 rows.append([name, fmt, size_text(source.stat().st_size), size_text(stored),
                              f"{median(imports):.0f}", f"{exports[0]:.0f}", f"{median(exports):.0f}",
                              size_text(int(exported[-1]["size_bytes"]))])

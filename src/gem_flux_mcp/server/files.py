@@ -17,7 +17,9 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
@@ -26,6 +28,9 @@ from gem_flux_mcp.errors import ValidationError
 ENV_ALLOWED_ROOTS = "GEMFLUX_ALLOWED_ROOTS"
 MAX_PATH_CHARS = 1024
 MAX_NAME_CHARS = 255  # one path component (file or folder name), the usual file-system limit
+
+
+Payload = TypeVar("Payload", bound=dict[str, Any] | BaseModel)
 
 
 @dataclass(frozen=True)
@@ -115,9 +120,16 @@ class FileArea:
             text = text.replace(str(folder), placeholder)
         return text
 
-    def scrub_payload(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """`scrub` applied to every text of an answer (a no-op without tokens)."""
-        return self._scrub_value(payload) if self.per_workspace else payload
+    def scrub_payload(self, payload: Payload) -> Payload:
+        """`scrub` applied to every text of an answer, a dict or a result model (a no-op without
+        tokens)."""
+        if not self.per_workspace:
+            return payload
+        if isinstance(payload, BaseModel):
+            fields = payload.model_dump(mode="json", exclude_unset=True)
+            return type(payload).model_validate(self._scrub_value(fields))
+        scrubbed: Payload = self._scrub_value(payload)
+        return scrubbed
 
     def _scrub_value(self, value: Any) -> Any:
         if isinstance(value, str):

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from gem_flux_mcp.data.templates import check_template_name
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.annotate import Protein, read_fasta_file, validate_proteins
+from gem_flux_mcp.services import results
 from gem_flux_mcp.services.jobs import BuildJob, BuiltDraft
 from gem_flux_mcp.services.workspace import Workspace, model_info
 from gem_flux_mcp.store.serialization import SerializedModel
@@ -72,7 +72,8 @@ def prepare_build(ws: Workspace, proteins: list[Protein], model_name: object, te
     return job, name
 
 
-def store_draft(ws: Workspace, job: BuildJob, model_name: str | None, built: BuiltDraft) -> dict[str, Any]:
+def store_draft(ws: Workspace, job: BuildJob, model_name: str | None, built: BuiltDraft
+                ) -> results.BuildModelResult:
     """Store a draft a worker built (already serialized) and shape build_model's answer."""
     annotation = built.summary["annotation"]
     row = ws.store.add_model(
@@ -82,7 +83,7 @@ def store_draft(ws: Workspace, job: BuildJob, model_name: str | None, built: Bui
                                                          "gene_associated_reactions") if k in annotation},
                **({"homology": annotation["homology"]} if "homology" in annotation else {})},
     )
-    return {
+    return results.BuildModelResult.model_validate({
         "success": True, **model_info(row), "model_name": model_name, "annotated_with_rast": job.annotate_with_rast,
         **built.summary,
         "atp_correction": {"atp_correction_applied": False,
@@ -93,4 +94,4 @@ def store_draft(ws: Workspace, job: BuildJob, model_name: str | None, built: Bui
             "media_id='glucose_minimal_aerobic').",
             f"Inspect it: get_model(model_id='{row.model_id}').",
         ],
-    }
+    })

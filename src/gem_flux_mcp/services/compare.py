@@ -8,6 +8,7 @@ from typing import Any
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import compare, media
+from gem_flux_mcp.services import results
 from gem_flux_mcp.services.workspace import Workspace, model_key
 
 PAGE = 50
@@ -15,7 +16,7 @@ MAX_MEDIA = 20
 
 
 def compare_models(ws: Workspace, model_a: object, model_b: object, media_ids: object = None,
-                   offset: int = 0, limit: int = PAGE) -> dict[str, Any]:
+                   offset: int = 0, limit: int = PAGE) -> results.CompareModelsResult:
     """Every list pages together (`offset`, `limit`); growth on each medium of `media_ids`
     (default: the media each model was last run on)."""
     key_a, key_b = model_key(model_a), model_key(model_b)
@@ -61,12 +62,12 @@ def compare_models(ws: Workspace, model_a: object, model_b: object, media_ids: o
     page = {k: v[offset:offset + limit] for k, v in lists.items()}
     shown = [*page["reactions_only_a"], *page["reactions_only_b"], *page["reactions_changed"]]
     names = ws.biochem.reaction_names({r.rsplit("_", 1)[0] for r in shown})
-    return {
+    return results.CompareModelsResult.model_validate({
         "success": True, "model_a": key_a, "model_b": key_b, "summary": summary, "objectives": objectives,
         "growth": growth, **page,
         "reaction_names": {r: names[r.rsplit("_", 1)[0]] for r in shown if r.rsplit("_", 1)[0] in names},
         "offset": offset, "next_offset": offset + limit if offset + limit < longest else None,
-    }
+    })
 
 
 def _objective(model: Any) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.services import results
 from gem_flux_mcp.services.gapfill import GAPFILL_TEMPLATES, known_atp_correction
 from gem_flux_mcp.services.jobs import DiagnoseJob, DiagnosisOutcome
 from gem_flux_mcp.services.tables import write_tsv
@@ -40,7 +41,7 @@ def prepare_diagnosis(ws: Workspace, model_id: object, media_id: object = None, 
 
 
 def store_diagnosis(ws: Workspace, job: DiagnoseJob, outcome: DiagnosisOutcome, offset: int = 0,
-                    output_path: Path | None = None) -> dict[str, Any]:
+                    output_path: Path | None = None) -> results.DiagnosisResult:
     found = outcome.diagnosis
     reaction_name, compound_name = _names(ws, found)
     imbalance = found["balance"]["imbalanced"]
@@ -72,7 +73,7 @@ def store_diagnosis(ws: Workspace, job: DiagnoseJob, outcome: DiagnosisOutcome, 
                 for check, items in lists.items() for item in items]
         written = write_tsv(output_path, COLUMNS, rows)
     longest = max(len(v) for v in lists.values())
-    return {
+    return results.DiagnosisResult.model_validate({
         "success": True, "model_id": job.model_id, "media_id": job.media_id, "biomass": job.biomass,
         "summary": summary, "explanation": _explain(growth, missing, cycles, fix, job),
         "energy_cycles": cycles, "missing_biomass_precursors": missing,
@@ -83,7 +84,7 @@ def store_diagnosis(ws: Workspace, job: DiagnoseJob, outcome: DiagnosisOutcome, 
         "offset": offset, "next_offset": offset + PAGE if offset + PAGE < longest else None,
         **({"output_file": written} if written else {}),
         "timings_s": found["timings"], "seconds": round(outcome.seconds, 3),
-    }
+    })
 
 
 def _names(ws: Workspace, found: dict[str, Any]) -> tuple[Any, Any]:

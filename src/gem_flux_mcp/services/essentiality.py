@@ -4,12 +4,13 @@ into an EssentialityJob for a worker, the answer summarised, paged and compared 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
 from gem_flux_mcp.modeling.essentiality import check_ids, deletion_rows
+from gem_flux_mcp.services import results
 from gem_flux_mcp.services.confusion import compare
 from gem_flux_mcp.services.jobs import DeletionOutcome, EssentialityJob
 from gem_flux_mcp.services.tables import write_tsv
@@ -59,7 +60,7 @@ def prepare_essentiality(ws: Workspace, model_id: object, media_id: object, targ
 
 def store_essentiality(ws: Workspace, job: EssentialityJob, outcome: DeletionOutcome,
                        observed: dict[str, bool] | None = None, offset: int = 0, limit: int = PAGE,
-                       output_path: Path | None = None) -> dict[str, Any]:
+                       output_path: Path | None = None) -> results.EssentialityResult:
     """Record the result with the model and shape the answer: the summary (counts, the essential
     ones first), a page of every row, the comparison with `observed` ({id: essential in vivo})."""
     threshold = job.threshold
@@ -75,10 +76,10 @@ def store_essentiality(ws: Workspace, job: EssentialityJob, outcome: DeletionOut
         **summary, "essential_ids": essential[:500], **({"comparison": comparison["metrics"]} if comparison else {})})
     written = write_tsv(output_path, COLUMNS, rows) if output_path is not None else None
     page = rows[offset:offset + limit]
-    return {
+    return results.EssentialityResult.model_validate({
         "success": True, "model_id": job.model_id, "media_id": job.media_id, "objective": job.objective,
         "summary": summary, "essential": essential[:PAGE], "essential_truncated": len(essential) > PAGE,
         "rows": page, "offset": offset, "next_offset": offset + limit if offset + limit < len(rows) else None,
         **({"comparison": comparison} if comparison else {}), **({"output_file": written} if written else {}),
         "solves": outcome.solves, "seconds": round(outcome.seconds, 3),
-    }
+    })

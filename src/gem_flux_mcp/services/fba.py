@@ -8,6 +8,7 @@ from weakref import WeakKeyDictionary
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba, media, whatif
+from gem_flux_mcp.services import results
 from gem_flux_mcp.services.workspace import Workspace, model_key
 
 MAX_FLUX_THRESHOLD = 1000.0  # mmol/gDW/h: above it nothing is listed
@@ -30,7 +31,7 @@ def check_flux_threshold(flux_threshold: object) -> float:
 
 def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object = "bio1", maximize: bool = True,
             flux_threshold: object = 1e-6, pfba: bool = False, knockout_genes: object = None,
-            knockout_reactions: object = None, reaction_bounds: object = None) -> dict[str, Any]:
+            knockout_reactions: object = None, reaction_bounds: object = None) -> results.FbaResult:
     """FBA (or pFBA) on a medium; knockouts and bounds, when given, hold for this call only
     (applied after the medium, reverted afterwards: the stored model never changes)."""
     key = model_key(model_id)
@@ -73,7 +74,7 @@ def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object
         **({"what_if": {k: applied[k] for k in ("knocked_out_genes", "knocked_out_reactions", "bounds_changed")}}
            if applied is not None else {}),
     })
-    return result
+    return results.FbaResult.model_validate(result)
 
 
 def _next_steps(growth: float, is_draft: bool, model_id: str) -> list[str]:

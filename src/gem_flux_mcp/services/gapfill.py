@@ -9,6 +9,7 @@ from typing import Any, Literal, get_args
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.gapfill_report import page
+from gem_flux_mcp.services import results
 from gem_flux_mcp.services.jobs import GapfillJob, GapfillOutcome
 from gem_flux_mcp.services.workspace import Workspace, model_key
 from gem_flux_mcp.store.rows import ModelRow
@@ -78,7 +79,7 @@ def known_atp_correction(ws: Workspace, row: ModelRow) -> dict[str, Any] | None:
     return None
 
 
-def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> dict[str, Any]:
+def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> results.GapfillModelResult:
     """Store the gapfilled model under a fresh id, record the result, shape the answer."""
     key = job.model_id
     report = dict(outcome.report)
@@ -105,7 +106,7 @@ def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> di
     if atp and job.atp_correction is None and not parent.extra.get("atp_correction"):
         ws.store.add_result(ws.workspace_id, key, "atp_correction", None, atp)
     more = page(entries, 0)
-    return {
+    return results.GapfillModelResult.model_validate({
         "success": True, "model_id": new_id, "original_model_id": key, "media_id": job.media_id,
         "target_growth_rate": job.target_growth, "gapfill_mode": job.mode, "template_used": job.template,
         **{k: v for k, v in report.items() if k not in ("timings_s",)},
@@ -121,4 +122,4 @@ def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> di
               if more["reactions_next_offset"] is not None else []),
             *([job.template_note] if job.template_note else []),
         ],
-    }
+    })

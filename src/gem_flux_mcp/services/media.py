@@ -8,6 +8,7 @@ from gem_flux_mcp.data.media_library import PREDEFINED_CREATED_AT
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import media
+from gem_flux_mcp.services import results
 from gem_flux_mcp.services.results import GetMediaResult, MediaCompound
 from gem_flux_mcp.services.workspace import Medium, Workspace
 from gem_flux_mcp.store.ids import MEDIA_NAME_RE, MEDIA_RESERVED_PREFIX
@@ -18,7 +19,7 @@ MAX_PAGE = 500  # compounds per get_media answer (a rich medium has ~100-300)
 
 
 def build_media(ws: Workspace, compounds: object, default_uptake: object = 100.0, custom_bounds: object = None,
-                media_name: object = None, description: object = None) -> dict[str, Any]:
+                media_name: object = None, description: object = None) -> results.BuildMediaResult:
     medium = media.validate_media_request(compounds, default_uptake, custom_bounds, ws.biochem.existing_compound_ids)
     if media_name is not None:
         if not isinstance(media_name, str) or not MEDIA_NAME_RE.match(media_name) \
@@ -44,7 +45,7 @@ def build_media(ws: Workspace, compounds: object, default_uptake: object = 100.0
     ))
     info = ws.biochem.compound_names(medium)
     custom = len(custom_bounds) if isinstance(custom_bounds, dict) else 0
-    return {
+    return results.BuildMediaResult.model_validate({
         "success": True,
         "media_id": row.media_id,
         "media_name": row.media_name,
@@ -57,10 +58,10 @@ def build_media(ws: Workspace, compounds: object, default_uptake: object = 100.0
         "created_at": row.created_at,
         "next_steps": [f"Run FBA: run_fba(model_id=..., media_id='{row.media_id}').",
                        f"Gapfill a draft on it: gapfill_model(model_id=..., media_id='{row.media_id}')."],
-    }
+    })
 
 
-def list_media(ws: Workspace) -> dict[str, Any]:
+def list_media(ws: Workspace) -> results.ListMediaResult:
     entries: list[dict[str, Any]] = []
     for medium in ws.media_library.values():
         entries.append(_media_info(ws, medium.media_id, medium.media_id, medium.compounds,
@@ -70,7 +71,7 @@ def list_media(ws: Workspace) -> dict[str, Any]:
         entries.append(_media_info(ws, row.media_id, row.media_name, row.compounds, row.created_at, False,
                                    row.description or ""))
     entries.sort(key=lambda e: (e["created_at"], e["media_id"]))
-    return {
+    return results.ListMediaResult.model_validate({
         "success": True,
         "media": entries,
         "total_media": len(entries),
@@ -78,7 +79,7 @@ def list_media(ws: Workspace) -> dict[str, Any]:
         "user_created_media": len(user),
         "next_steps": ["Create a medium with build_media(compounds=[...]).",
                        "Use a media_id with run_fba or gapfill_model."],
-    }
+    })
 
 
 def _media_info(ws: Workspace, media_id: str, name: str | None, compounds: Medium, created_at: str,
@@ -120,7 +121,7 @@ def get_media(ws: Workspace, media_id: object, offset: int = 0, limit: int = MAX
     )
 
 
-def delete_media(ws: Workspace, media_id: object) -> dict[str, Any]:
+def delete_media(ws: Workspace, media_id: object) -> results.DeleteMediaResult:
     if isinstance(media_id, str) and media_id.strip() in ws.media_library:
         raise ValidationError(
             ErrorCode.PREDEFINED_MEDIA_IMMUTABLE,
@@ -133,4 +134,5 @@ def delete_media(ws: Workspace, media_id: object) -> dict[str, Any]:
         raise ValidationError(ErrorCode.INVALID_MEDIA_ID, "media_id must be a non-empty string.",
                               details={"provided": repr(media_id)[:40]}, valid_next_steps=["list_media"])
     row = ws.store.delete_media(ws.workspace_id, media_id.strip())
-    return {"success": True, "deleted_media_id": row.media_id, "message": "Media deleted successfully"}
+    return results.DeleteMediaResult.model_validate(
+        {"success": True, "deleted_media_id": row.media_id, "message": "Media deleted successfully"})

@@ -9,6 +9,7 @@ from typing import Any
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import NotFoundError, ValidationError
 from gem_flux_mcp.modeling import model_io
+from gem_flux_mcp.services import results
 from gem_flux_mcp.services.revisions import revision_history
 from gem_flux_mcp.services.workspace import Workspace, model_info, model_key
 from gem_flux_mcp.store.rows import ModelRow
@@ -18,7 +19,7 @@ MAX_LIMIT = 100
 _GENES_PREVIEW = 50
 
 
-def list_models(ws: Workspace, filter_state: object = "all") -> dict[str, Any]:
+def list_models(ws: Workspace, filter_state: object = "all") -> results.ListModelsResult:
     state = filter_state.strip().lower() if isinstance(filter_state, str) else None
     if state not in FILTER_STATES:
         raise ValidationError(
@@ -32,7 +33,7 @@ def list_models(ws: Workspace, filter_state: object = "all") -> dict[str, Any]:
     rows = ws.store.list_models(ws.workspace_id)
     counts = {name: sum(r.state == name for r in rows) for name in ("draft", "gapfilled")}
     shown = [r for r in rows if state == "all" or r.state == state]
-    return {
+    return results.ListModelsResult.model_validate({
         "success": True,
         "models": [model_info(r) for r in shown],
         "total_models": len(shown),
@@ -40,16 +41,17 @@ def list_models(ws: Workspace, filter_state: object = "all") -> dict[str, Any]:
         "next_steps": ["Inspect one with get_model(model_id=...).",
                        "Run FBA with run_fba(model_id=..., media_id=...)."] if shown
         else ["Build a model with build_model or load one with import_model."],
-    }
+    })
 
 
-def delete_model(ws: Workspace, model_id: object) -> dict[str, Any]:
+def delete_model(ws: Workspace, model_id: object) -> results.DeleteModelResult:
     row = ws.store.delete_model(ws.workspace_id, model_key(model_id))
-    return {"success": True, "deleted_model_id": row.model_id, "message": "Model deleted successfully"}
+    return results.DeleteModelResult.model_validate(
+        {"success": True, "deleted_model_id": row.model_id, "message": "Model deleted successfully"})
 
 
 def get_model(ws: Workspace, model_id: object, include_predictions: bool = False, include_revisions: bool = False,
-              limit: object = 20, gapfill_reactions_offset: object = None) -> dict[str, Any]:
+              limit: object = 20, gapfill_reactions_offset: object = None) -> results.GetModelResult:
     key = model_key(model_id)
     limit = check_limit(limit)
     row = ws.store.get_model_row(ws.workspace_id, key)
@@ -70,14 +72,14 @@ def get_model(ws: Workspace, model_id: object, include_predictions: bool = False
         "lineage": _lineage(ws, row),
     }
     if include_predictions:
-        results = ws.store.list_results(ws.workspace_id, key, limit)
+        recorded = ws.store.list_results(ws.workspace_id, key, limit)
         payload["predictions"] = [{"id": r.id, "kind": r.kind, "media_id": r.media_id,
-                                   "created_at": r.created_at, "summary": r.summary} for r in results]
+                                   "created_at": r.created_at, "summary": r.summary} for r in recorded]
     if include_revisions:
         payload["revisions"] = revision_history(ws, row, limit)
     if gapfill_reactions_offset is not None:
         payload["gapfill_reactions"] = _gapfill_page(row, gapfill_reactions_offset)
-    return payload
+    return results.GetModelResult.model_validate(payload)
 
 
 def _gapfill_page(row: ModelRow, offset: object) -> dict[str, Any]:
@@ -131,7 +133,7 @@ def _lineage(ws: Workspace, row: ModelRow) -> list[tuple[str, str | None]]:
     return chain
 
 
-def import_model(ws: Workspace, path: Path, model_name: object = None, fmt: object = None) -> dict[str, Any]:
+def import_model(ws: Workspace, path: Path, model_name: object = None, fmt: object = None) -> results.ImportModelResult:
     """`path` is already resolved and allowed (the caller's file area)."""
     file_format = model_io.detect_format(path, fmt if isinstance(fmt, str) else None)
     model = model_io.read_model(path, file_format)
@@ -144,16 +146,18 @@ def import_model(ws: Workspace, path: Path, model_name: object = None, fmt: obje
         summary = model_io.summarize(model)
     finally:
         model_io.release_model(model)  # stored as a file; the next checkout loads it
-    return {"success": True, **model_info(row), "format": file_format, "original_model_id": model.id,
-            "num_exchange_reactions": summary["num_exchange_reactions"], "compartments": summary["compartments"],
-            "objective": summary["objective"],
-            "next_steps": [f"Run FBA: run_fba(model_id='{row.model_id}', media_id=...)."]}
+    return results.ImportModelResult.model_validate({
+        "success": True, **model_info(row), "format": file_format, "original_model_id": model.id,
+        "num_exchange_reactions": summary["num_exchange_reactions"], "compartments": summary["compartments"],
+        "objective": summary["objective"],
+        "next_steps": [f"Run FBA: run_fba(model_id='{row.model_id}', media_id=...)."]})
 
 
-def export_model(ws: Workspace, model_id: object, path: Path, fmt: object = None) -> dict[str, Any]:
+def export_model(ws: Workspace, model_id: object, path: Path, fmt: object = None) -> results.ExportModelResult:
     """`path` is already resolved and allowed for writing (the caller's file area)."""
     key = model_key(model_id)
     file_format = model_io.detect_format(path, fmt if isinstance(fmt, str) else None)
     with ws.store.checkout(ws.workspace_id, key) as model:
         size = model_io.write_model(model, path, file_format)
-    return {"success": True, "model_id": key, "file_path": str(path), "format": file_format, "size_bytes": size}
+    return results.ExportModelResult.model_validate(
+        {"success": True, "model_id": key, "file_path": str(path), "format": file_format, "size_bytes": size})

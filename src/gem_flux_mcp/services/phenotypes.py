@@ -5,7 +5,6 @@ paged, compared with observations and recorded with the model."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from gem_flux_mcp.data.panels import PANEL_NAMES, load_panels
 from gem_flux_mcp.error_codes import ErrorCode
@@ -13,6 +12,7 @@ from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
 from gem_flux_mcp.modeling.media import check_compound_ids
 from gem_flux_mcp.modeling.phenotypes import phenotype_rows
+from gem_flux_mcp.services import results
 from gem_flux_mcp.services.confusion import compare
 from gem_flux_mcp.services.jobs import PhenotypeJob, PhenotypeOutcome
 from gem_flux_mcp.services.tables import write_tsv
@@ -86,7 +86,7 @@ def prepare_phenotypes(ws: Workspace, model_id: object, base_media_id: object, p
 
 def store_phenotypes(ws: Workspace, job: PhenotypeJob, outcome: PhenotypeOutcome,
                      observed: dict[str, bool] | None = None, threshold: float = DEFAULT_GROWTH_THRESHOLD,
-                     offset: int = 0, output_path: Path | None = None) -> dict[str, Any]:
+                     offset: int = 0, output_path: Path | None = None) -> results.PhenotypeResult:
     """Record the array with the model and shape the answer: summary, a page of rows in panel
     order, the comparison with `observed` ({compound: grows in vivo}), the full table as TSV."""
     names = {c: n for c, (n, _) in ws.biochem.compound_names(job.compounds).items()}
@@ -106,7 +106,7 @@ def store_phenotypes(ws: Workspace, job: PhenotypeJob, outcome: PhenotypeOutcome
     ws.store.add_result(ws.workspace_id, job.model_id, "growth_phenotypes", job.media_id, {
         **summary, "growing_on": grows[:500], **({"comparison": comparison["metrics"]} if comparison else {})})
     written = write_tsv(output_path, COLUMNS, rows) if output_path is not None else None
-    return {
+    return results.PhenotypeResult.model_validate({
         "success": True, "model_id": job.model_id, "base_media_id": job.media_id, "objective": job.objective,
         "summary": summary, "growth_on": grows[:PAGE * 4], "no_uptake": no_uptake[:PAGE * 4],
         "rows": rows[offset:offset + PAGE], "offset": offset,
@@ -114,7 +114,7 @@ def store_phenotypes(ws: Workspace, job: PhenotypeJob, outcome: PhenotypeOutcome
         **({"comparison": comparison} if comparison else {}), **({"output_file": written} if written else {}),
         "warnings": warnings, "provenance": load_panels()[0] if job.panel else None,
         "seconds": round(outcome.seconds, 3),
-    }
+    })
 
 
 def _id_list(value: object, name: str) -> list[object]:

@@ -8,6 +8,7 @@ from typing import Any
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import NotFoundError, ValidationError
 from gem_flux_mcp.modeling import media, model_io, revise
+from gem_flux_mcp.services import results
 from gem_flux_mcp.services.workspace import Medium, Workspace, model_info, model_key
 from gem_flux_mcp.store.rows import ModelRow
 from gem_flux_mcp.store.store import derived_model_id
@@ -17,7 +18,7 @@ MAX_REASON_CHARS = 2000  # a revision reason is a note, kept with every revision
 
 def revise_model(ws: Workspace, model_id: object, reason: object, add_reactions: object = None,
                  remove_reactions: object = None, reaction_bounds: object = None, knockout_genes: object = None,
-                 media_id: object = None, revision_name: object = None) -> dict[str, Any]:
+                 media_id: object = None, revision_name: object = None) -> results.ReviseModelResult:
     key = model_key(model_id)
     reason = check_reason(reason, key)
     parent = ws.store.get_model_row(ws.workspace_id, key)
@@ -49,7 +50,7 @@ def revise_model(ws: Workspace, model_id: object, reason: object, add_reactions:
         model_io.release_model(revised)  # stored as a file (or discarded); a checkout reloads it
     if medium_id is not None:
         ws.store.set_last_media(ws.workspace_id, new_id, medium_id)
-    return {
+    return results.ReviseModelResult.model_validate({
         "success": True, **model_info(row), "reason": record["reason"], "changes": changes,
         "summary": {"reactions_added": len(changes["added_reactions"]),
                     "reactions_removed": len(changes["removed_reactions"]),
@@ -59,7 +60,7 @@ def revise_model(ws: Workspace, model_id: object, reason: object, add_reactions:
         "next_steps": [f"History: get_model(model_id='{row.model_id}', include_revisions=true).",
                        f"Compare: run_fba(model_id='{row.model_id}', media_id=...)."]
         + ([] if medium_id else ["No medium was used yet: pass media_id to get growth before/after."]),
-    }
+    })
 
 
 def check_reason(reason: object, model_id: str = "E_coli.draft") -> str:

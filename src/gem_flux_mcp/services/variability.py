@@ -11,6 +11,7 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
 from gem_flux_mcp.modeling.essentiality import check_ids
+from gem_flux_mcp.services import results
 from gem_flux_mcp.services.jobs import VariabilityJob, VariabilityOutcome
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
@@ -71,7 +72,7 @@ def variability_rows(minimum: dict[str, float], maximum: dict[str, float]) -> li
 
 
 def store_variability(ws: Workspace, job: VariabilityJob, outcome: VariabilityOutcome, offset: int = 0,
-                      output_path: Path | None = None) -> dict[str, Any]:
+                      output_path: Path | None = None) -> results.VariabilityResult:
     rows = variability_rows(outcome.minimum, outcome.maximum)
     counts = {s: sum(r["status"] == s for r in rows) for s in STATUSES}
     forced = sorted((r for r in rows if r["status"].endswith("_forced")),
@@ -82,10 +83,10 @@ def store_variability(ws: Workspace, job: VariabilityJob, outcome: VariabilityOu
     ws.store.add_result(ws.workspace_id, job.model_id, "fva", job.media_id,
                         {**summary, "forced": [r["reaction_id"] for r in forced[:100]]})
     written = write_tsv(output_path, COLUMNS, rows) if output_path is not None else None
-    return {
+    return results.VariabilityResult.model_validate({
         "success": True, "model_id": job.model_id, "media_id": job.media_id, "objective": job.objective,
         "summary": summary, "forced": forced[:TOP], "blocked": blocked[:PAGE], "blocked_truncated": len(blocked) > PAGE,
         "rows": rows[offset:offset + PAGE], "offset": offset,
         "next_offset": offset + PAGE if offset + PAGE < len(rows) else None,
         **({"output_file": written} if written else {}), "solves": outcome.solves, "seconds": round(outcome.seconds, 3),
-    }
+    })

@@ -4,12 +4,12 @@ predict_growth_phenotypes, run_fva, compare_models, diagnose_model)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio.to_thread
 from fastmcp import Context, FastMCP
 from fastmcp.dependencies import Depends
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from gem_flux_mcp.server.dependencies import Caller, current_caller, current_workspace
 from gem_flux_mcp.server.tools.common import CREATES, READ_ONLY, MediaId, ModelId, OutputPath, output_target, tool
@@ -18,10 +18,11 @@ from gem_flux_mcp.services import compare, diagnose, essentiality, phenotypes, r
 from gem_flux_mcp.services.workspace import Workspace
 
 ANALYSIS_TIMEOUT_S = 1800.0
+R = TypeVar("R", bound=BaseModel)
 
 
 async def run_analysis(ctx: Context, caller: Caller, prepare: Callable[[Workspace], Any],
-                       answer: Callable[[Workspace, Any, Any], dict[str, Any]]) -> dict[str, Any]:
+                       answer: Callable[[Workspace, Any, Any], R]) -> R:
     """The shape of every analysis in a worker: the request checked and turned into a job (in a
     thread), the job run in a worker process with progress, the answer shaped and recorded (in a
     thread), server folders scrubbed from it."""
@@ -53,7 +54,7 @@ def register(mcp: FastMCP) -> None:
         offset: Annotated[int, Field(ge=0, description="First row of the table to return (paging)")] = 0,
         output_path: OutputPath = None,
         caller: Caller = Depends(current_caller),
-    ) -> dict[str, Any]:
+    ) -> results.EssentialityResult:
         """Which genes (or reactions) the model cannot grow without on a medium: single deletions
         (a gene closes the reactions whose rule turns false), growth ratio to the wild type,
         essential (ratio < threshold) and slowed ones; with `observed`, the confusion numbers.
@@ -88,7 +89,7 @@ def register(mcp: FastMCP) -> None:
         offset: Annotated[int, Field(ge=0, description="First row of the array to return (paging)")] = 0,
         output_path: OutputPath = None,
         caller: Caller = Depends(current_caller),
-    ) -> dict[str, Any]:
+    ) -> results.PhenotypeResult:
         """What the model grows on: for each compound of a panel (or list), growth on the base medium
         minus the panel's reference source plus that compound (the Biolog convention). Compounds the
         model cannot take up are reported as such. With `observed`, the confusion numbers."""
@@ -108,7 +109,7 @@ def register(mcp: FastMCP) -> None:
             max_length=20, description="Media to grow both on; default the media each was last run on")] = None,
         offset: Annotated[int, Field(ge=0, description="First item of every id list to return (paging)")] = 0,
         workspace: Workspace = Depends(current_workspace),
-    ) -> dict[str, Any]:
+    ) -> results.CompareModelsResult:
         """How two models differ: reactions, genes and metabolites only in A, only in B, and shared
         (counts, then the ids page by page); shared reactions whose bounds or gene rule changed; and
         growth of both on each medium. For a draft and its gapfilled model, reactions_only_b is what
@@ -128,7 +129,7 @@ def register(mcp: FastMCP) -> None:
         offset: Annotated[int, Field(ge=0, description="First row of the table to return (paging)")] = 0,
         output_path: OutputPath = None,
         caller: Caller = Depends(current_caller),
-    ) -> dict[str, Any]:
+    ) -> results.VariabilityResult:
         """Which reactions are flexible: the smallest and largest flux of each reaction while the
         objective stays at least at a fraction of its optimum; blocked reactions and reactions that
         must carry flux in one direction. Runs in a worker process with progress; pages the table."""
@@ -149,7 +150,7 @@ def register(mcp: FastMCP) -> None:
         offset: Annotated[int, Field(ge=0, description="First item of every list to return (paging)")] = 0,
         output_path: OutputPath = None,
         caller: Caller = Depends(current_caller),
-    ) -> dict[str, Any]:
+    ) -> results.DiagnosisResult:
         """A quality report, and "why doesn't it grow?" in one call: mass- and charge-imbalanced
         reactions, blocked reactions, dead-end metabolites, energy-generating cycles (ATP, GTP,
         NADH, NADPH from nothing), reactions without genes; on a medium where the model does not

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import anyio.to_thread
 from fastmcp import Context, FastMCP
@@ -48,7 +48,7 @@ def register(mcp: FastMCP) -> None:
         area: FileArea = Depends(current_file_area),
         jobs: JobRunner = Depends(current_jobs),
         settings: Settings = Depends(current_settings),
-    ) -> dict[str, Any]:
+    ) -> results.BuildModelResult:
         """Build a draft genome-scale model from protein sequences with a ModelSEED template, offline:
         proteins are annotated from their FASTA header names and by homology to BiGG reference
         proteins (RAST optional). Each reaction records its evidence. Takes about 10 s for a
@@ -60,7 +60,6 @@ def register(mcp: FastMCP) -> None:
         proteins = await anyio.to_thread.run_sync(build.read_proteins, protein_sequences, fasta_file_path,
                                                   lambda raw: area.resolve(raw, param="fasta_file_path",
                                                                            must_exist=False))
-        workspace = workspace
         job, name = await anyio.to_thread.run_sync(lambda: build.prepare_build(
             workspace, proteins, model_name, template_name, excluded, use_header_functions=bool(use_header_functions),
             use_homology=bool(use_homology), annotate_with_rast=bool(annotate_with_rast)))
@@ -68,5 +67,5 @@ def register(mcp: FastMCP) -> None:
         built = await jobs.run(job, progress, timeout_s=BUILD_TIMEOUT_S, workspace=workspace.workspace_id)
         await progress("store", 0.95, f"storing {job.model_id}")
         result = await anyio.to_thread.run_sync(build.store_draft, workspace, job, name, built)
-        await progress("done", 1.0, f"{result['num_reactions']} reactions, {result['num_genes']} genes")
+        await progress("done", 1.0, f"{result.num_reactions} reactions, {result.num_genes} genes")
         return result

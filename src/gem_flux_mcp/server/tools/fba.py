@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastmcp import FastMCP
 from fastmcp.dependencies import Depends
@@ -35,7 +35,7 @@ def register(mcp: FastMCP) -> None:
             description="What if: [lower, upper] per reaction id for this run only, applied after the medium, "
                         "e.g. {'ATPM_c0': [10, 1000]}")] = None,
         workspace: Workspace = Depends(current_workspace),
-    ) -> dict[str, Any]:
+    ) -> results.FbaResult:
         """Flux balance analysis of a stored model on a medium: optimum (growth in 1/h for a
         biomass objective), uptake and secretion with compound names, top fluxes. The run is
         recorded with the model (get_model include_predictions). Knockouts and bounds answer "what if"

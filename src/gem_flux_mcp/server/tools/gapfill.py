@@ -3,7 +3,7 @@ cancellation; the original model is never changed."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import anyio.to_thread
 from fastmcp import Context, FastMCP
@@ -37,17 +37,16 @@ def register(mcp: FastMCP) -> None:
                                            "or 'genomescale_only'")] = "full",
         workspace: Workspace = Depends(current_workspace),
         jobs: JobRunner = Depends(current_jobs),
-    ) -> dict[str, Any]:
+    ) -> results.GapfillModelResult:
         """Add the cheapest set of template reactions so a model grows on a medium, without
         energy-generating cycles: ATP correction on ModelSEED's ATP test media, then a weighted
         genome-scale gapfill. Saves a new model '<id>.gf' and reports the added reactions (paged),
         growth before/after and quality checks. Takes seconds to a minute; reports progress."""
-        workspace = workspace
         job = await anyio.to_thread.run_sync(
             gapfill.prepare_gapfill, workspace, model_id, media_id, target_growth_rate, gapfill_mode)
         progress = mcp_progress(ctx)
         outcome = await jobs.run(job, progress, timeout_s=GAPFILL_TIMEOUT_S, workspace=workspace.workspace_id)
         answer = await anyio.to_thread.run_sync(gapfill.store_gapfill, workspace, job, outcome)
-        await progress("done", 1.0, f"{answer['num_reactions_added']} reactions added; growth "
-                                    f"{answer['growth_rate_after']:.3f} /h")
+        await progress("done", 1.0, f"{answer.num_reactions_added} reactions added; growth "
+                                    f"{answer.growth_rate_after:.3f} /h")
         return answer

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastmcp import FastMCP
 from fastmcp.dependencies import Depends
@@ -29,14 +29,14 @@ def register(mcp: FastMCP) -> None:
         media_name: Annotated[str | None, Field(description="Optional id for the medium ([A-Za-z0-9_-], "
                                                 "not starting with 'media_'); default an automatic id")] = None,
         workspace: Workspace = Depends(current_workspace),
-    ) -> dict[str, Any]:
+    ) -> results.BuildMediaResult:
         """Create a growth medium from ModelSEED compound ids (all-or-nothing; every invalid id is
         reported at once). When applied to a model both bounds hold: uptake limits and secretion
         limits; exchanges of compounds not in the medium are closed for uptake."""
         return media.build_media(workspace, compounds, default_uptake, custom_bounds, media_name)
 
     @tool(mcp, "list_media", results.ListMediaResult, {"title": "List media", **READ_ONLY})
-    def list_media(workspace: Workspace = Depends(current_workspace)) -> dict[str, Any]:
+    def list_media(workspace: Workspace = Depends(current_workspace)) -> results.ListMediaResult:
         """All media usable with run_fba and gapfill_model: the predefined library and the
         media you built, oldest first, with a preview of their compounds."""
         return media.list_media(workspace)
@@ -53,6 +53,6 @@ def register(mcp: FastMCP) -> None:
         return media.get_media(workspace, media_id, offset, limit)
 
     @tool(mcp, "delete_media", results.DeleteMediaResult, {"title": "Delete medium", **DELETES})
-    def delete_media(media_id: MediaId, workspace: Workspace = Depends(current_workspace)) -> dict[str, Any]:
+    def delete_media(media_id: MediaId, workspace: Workspace = Depends(current_workspace)) -> results.DeleteMediaResult:
         """Delete a medium you built (permanent). Predefined media cannot be deleted."""
         return media.delete_media(workspace, media_id)

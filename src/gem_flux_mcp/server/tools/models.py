@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastmcp import FastMCP
 from fastmcp.dependencies import Depends
@@ -22,13 +22,13 @@ def register(mcp: FastMCP) -> None:
     def list_models(
         filter_state: Annotated[str, Field(description="all, draft or gapfilled (case-insensitive)")] = "all",
         workspace: Workspace = Depends(current_workspace),
-    ) -> dict[str, Any]:
+    ) -> results.ListModelsResult:
         """Stored models, oldest first, with counts, template, creation time and lineage parent;
         models_by_state counts all models before filtering."""
         return models.list_models(workspace, filter_state)
 
     @tool(mcp, "delete_model", results.DeleteModelResult, {"title": "Delete model", **DELETES})
-    def delete_model(model_id: ModelId, workspace: Workspace = Depends(current_workspace)) -> dict[str, Any]:
+    def delete_model(model_id: ModelId, workspace: Workspace = Depends(current_workspace)) -> results.DeleteModelResult:
         """Delete a stored model permanently (exact id, with its suffix). Other versions of the
         same lineage (draft vs .gf) are kept."""
         return models.delete_model(workspace, model_id)
@@ -43,7 +43,7 @@ def register(mcp: FastMCP) -> None:
         gapfill_reactions_offset: Annotated[int | None, Field(ge=0,
             description="For a gapfilled model: return the page of added reactions starting here")] = None,
         workspace: Workspace = Depends(current_workspace),
-    ) -> dict[str, Any]:
+    ) -> results.GetModelResult:
         """Details of one stored model: counts, compartments, objective, genes, template,
         lineage, creation time; optionally its recorded results and revision history."""
         return models.get_model(workspace, model_id, include_predictions, include_revisions, limit,
@@ -58,7 +58,7 @@ def register(mcp: FastMCP) -> None:
         format: Annotated[str | None, Field(description="'sbml' or 'json'; default from the extension")] = None,
         workspace: Workspace = Depends(current_workspace),
         area: FileArea = Depends(current_file_area),
-    ) -> dict[str, Any]:
+    ) -> results.ImportModelResult:
         """Load a model file into the workspace (ModelSEED or any other namespace; media are
         matched to exchanges through ModelSEED ids and BiGG ids)."""
         area = area
@@ -75,7 +75,7 @@ def register(mcp: FastMCP) -> None:
                                             "default from the extension")] = None,
         workspace: Workspace = Depends(current_workspace),
         area: FileArea = Depends(current_file_area),
-    ) -> dict[str, Any]:
+    ) -> results.ExportModelResult:
         """Write a stored model to a file as SBML level 3 with FBC, or COBRApy JSON."""
         area = area
         path = area.resolve(file_path, param="file_path", must_exist=False, for_write=True)

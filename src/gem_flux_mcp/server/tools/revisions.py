@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastmcp import FastMCP
 from fastmcp.dependencies import Depends
@@ -33,7 +33,7 @@ def register(mcp: FastMCP) -> None:
         revision_name: Annotated[str | None, Field(description="Name for the new model; default "
                                                    "'<model_id>.rev'")] = None,
         workspace: Workspace = Depends(current_workspace),
-    ) -> dict[str, Any]:
+    ) -> results.ReviseModelResult:
         """Make a new revision of a model (a new id in the same lineage; the source is kept):
         add database reactions, remove reactions, set bounds, knock out genes. All changes are
         validated first (every bad id reported at once) and applied together; the reason, the
