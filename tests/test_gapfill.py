@@ -106,6 +106,34 @@ def test_ecoli_gapfill_grows_without_energy_from_nothing(ecoli_run: tuple[gf.Gap
         < 80_000
 
 
+def test_atp_per_glucose_shows_respiration(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]]) -> None:
+    """The gapfill report's ATP yield of glucose, against COBRApy by hand: E. coli respires
+    (far more ATP with O2 than without), and the anaerobic yield is fermentation's few ATP."""
+    run, report = ecoli_run
+    model = run.model
+
+    def by_hand(oxygen: bool) -> float:
+        with model:
+            for reaction in model.exchanges:
+                cpd = next(iter(reaction.metabolites)).id.split("_")[0]
+                opened = {"cpd00027": 1.0, "cpd00001": 1000.0, "cpd00067": 1000.0, "cpd00009": 1000.0,
+                          **({"cpd00007": 1000.0} if oxygen else {})}
+                reaction.lower_bound = -opened.get(cpd, 0.0)
+            for reaction in model.boundary:
+                if reaction not in model.exchanges:
+                    reaction.lower_bound = max(reaction.lower_bound, 0.0)
+            test = cobra.Reaction("atp_by_hand", lower_bound=0, upper_bound=1000)
+            test.add_metabolites({model.metabolites.get_by_id(m): c for m, c in ATP_HYDROLYSIS.items()})
+            model.add_reactions([test])
+            model.objective = "atp_by_hand"
+            return float(model.slim_optimize(error_value=0.0))
+
+    yields = report["quality_checks"]["atp_per_glucose"]
+    assert yields["aerobic"] == pytest.approx(by_hand(True), abs=1e-3)
+    assert yields["anaerobic"] == pytest.approx(by_hand(False), abs=1e-3)
+    assert yields["aerobic"] > 15 and 1 <= yields["anaerobic"] < 6, yields
+
+
 def test_ecoli_atp_correction_is_reusable(ecoli: cobra.Model, ecoli_run: tuple[gf.GapfillRun, dict[str, Any]],
                                           data_dir: Path, biochem: BiochemIndex) -> None:
     run, _ = ecoli_run

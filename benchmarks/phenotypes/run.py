@@ -112,6 +112,7 @@ def run_case(organism: str, name: str, excluded: tuple[str, ...], proteins: list
                       "atp_directions_blocked": len(run.atp.blocked) if run.atp and not run.atp_reused else 0,
                       "growth_before": round(run.growth_before, 4), "growth_after": round(run.growth_after, 4),
                       "quality_checks_passed": run.quality["all_passed"],
+                      "atp_per_glucose": run.quality["atp_per_glucose"],
                       "seconds": round(time.perf_counter() - started, 1)})
         model, previous = run.model, run.atp
     if models_dir is not None:
@@ -142,7 +143,8 @@ def _line(label: str, m: dict[str, Any], extra: str = "") -> str:
 
 def print_case(result: dict[str, Any]) -> None:
     steps = ", ".join(f"{s['medium']} +{s['reactions_added']} (growth {s['growth_before']} -> {s['growth_after']} /h, "
-                      f"{s['seconds']} s, checks {'pass' if s['quality_checks_passed'] else 'FAIL'})"
+                      f"{s['seconds']} s, checks {'pass' if s['quality_checks_passed'] else 'FAIL'}, ATP/glucose "
+                      f"{s['atp_per_glucose']['aerobic']:g} with O2, {s['atp_per_glucose']['anaerobic']:g} without)"
                       for s in result["gapfill"])
     print(f"\n## {result['organism']}, {result['case']} ({result['template']}): draft {result['draft_reactions']} "
           f"reactions / {result['draft_genes']} genes, build {result['build_s']} s; gapfill {steps}")

@@ -132,7 +132,9 @@ class GapfillModelResult(Result):
     atp_correction: dict[str, Any]
     genomescale_gapfill: dict[str, Any]
     quality_checks: dict[str, Any] = Field(
-        description="growth_on_medium >= target, growth_without_carbon = 0, atp_with_all_uptakes_closed = 0")
+        description="growth_on_medium >= target, growth_without_carbon = 0, atp_with_all_uptakes_closed = 0; "
+                    "for information, atp_per_glucose (aerobic / anaerobic; a respiring model makes ~20-30 "
+                    "aerobically, 2-3 without O2)")
     interpretation: dict[str, Any]
     model_properties: dict[str, Any]
     timings_s: dict[str, float]
