@@ -139,8 +139,7 @@ def _on_medium(model: cobra.Model, args: argparse.Namespace, settings: Settings,
     from gem_flux_mcp.modeling import fba, media
 
     name, medium = _medium(args.medium, settings)
-    exchanges = media.resolve_exchanges(model, lambda ids: biochem.compound_ids_for_external("BiGG", ids))
-    report = media.apply_medium(model, medium, exchanges)
+    exchanges, report = media.put_on_medium(model, medium, biochem)
     if not report.applied:
         raise ValidationError(ErrorCode.MEDIA_INCOMPATIBLE, f"No compound of medium {name} has an exchange "
                               "reaction in the model.", details={"medium": name})
@@ -209,8 +208,8 @@ def _essentiality(args: argparse.Namespace, settings: Settings) -> dict[str, Any
 def _phenotypes(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     from gem_flux_mcp.data.panels import load_panels
     from gem_flux_mcp.modeling import media
-    from gem_flux_mcp.modeling.phenotypes import growth_phenotypes, phenotype_rows
-    from gem_flux_mcp.services.phenotypes import COLUMNS, DEFAULT_UPTAKE, check_growth_threshold, check_uptake_rate
+    from gem_flux_mcp.modeling.phenotypes import growth_phenotypes, phenotype_rows, plan_array
+    from gem_flux_mcp.services.phenotypes import COLUMNS, check_growth_threshold, check_uptake_rate
 
     threshold = check_growth_threshold(args.growth_threshold)
     rate = check_uptake_rate(args.uptake_rate)
@@ -221,14 +220,11 @@ def _phenotypes(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     panel = load_panels()[1][args.panel] if args.panel else None
     if panel is None and not tested:
         raise ValidationError(ErrorCode.NO_INPUT_PROVIDED, "Give --panel, --compounds or --observed.")
-    compounds = list(dict.fromkeys([*(panel.compounds if panel else []), *tested]))
     name, medium = _medium(args.medium, settings)
-    removed = [c for c in (panel.reference_sources if panel else ()) if c in medium]
-    if rate is None:
-        rate = max((-medium[c][0] for c in removed if medium[c][0] < 0), default=DEFAULT_UPTAKE)
+    plan = plan_array(panel, tested, medium, rate)
+    compounds, removed, rate = list(plan.compounds), plan.removed, plan.uptake
     model = _load(args.model)
-    exchanges = media.resolve_exchanges(model, lambda ids: biochem.compound_ids_for_external("BiGG", ids))
-    media.apply_medium(model, {c: b for c, b in medium.items() if c not in removed}, exchanges)
+    exchanges, _ = media.put_on_medium(model, plan.medium, biochem)
     model.objective = args.objective
     array = growth_phenotypes(model, compounds, exchanges, rate)
     names = {c: n for c, (n, _) in biochem.compound_names(compounds).items()}
@@ -244,8 +240,8 @@ def _phenotypes(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
 
 
 def _fva(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
-    from gem_flux_mcp.modeling.variability import flux_variability
-    from gem_flux_mcp.services.variability import COLUMNS, STATUSES, check_fraction, variability_rows
+    from gem_flux_mcp.modeling.variability import check_fraction, flux_variability
+    from gem_flux_mcp.services.variability import COLUMNS, STATUSES, variability_rows
 
     fraction = check_fraction(args.fraction)
     model = _load(args.model)
@@ -274,8 +270,7 @@ def _compare(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
         biochem = _biochem(settings)
         name, medium = _medium(args.medium, settings)
         for label, model in (("A", a), ("B", b)):
-            media.apply_medium(model, medium, media.resolve_exchanges(
-                model, lambda ids: biochem.compound_ids_for_external("BiGG", ids)))
+            media.put_on_medium(model, medium, biochem)
             growth[label] = compare.growth(model)
         lines.append(f"growth on {name}: A {growth['A']}, B {growth['B']}")
     rows = [{"kind": kind, "side": side, "id": item}
@@ -291,6 +286,7 @@ def _diagnose(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     from cobra.io import to_json
 
     from gem_flux_mcp.data.templates import check_template_name
+    from gem_flux_mcp.services.diagnose import finding_rows
     from gem_flux_mcp.services.jobs import DiagnoseJob
 
     model = _load(args.model)
@@ -312,13 +308,6 @@ def _diagnose(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
                      + ", ".join(r["id"] for r in fix["reactions_added"][:20]))
     elif fix:
         lines.append(f"no gapfill fix: {fix['message']}")
-    rows = [{"check": check, "id": item, "detail": found["balance"]["imbalanced"].get(item, "")}
-            for check, items in (("mass_imbalanced", found["mass_imbalanced"]),
-                                 ("charge_imbalanced", found["charge_imbalanced"]),
-                                 ("blocked_reactions", found["blocked"]),
-                                 ("dead_end_metabolites", found["dead_ends"]["only_produced"]
-                                  + found["dead_ends"]["only_consumed"]),
-                                 ("reactions_without_genes", found["without_genes"]))
-            for item in items]
+    rows = finding_rows(found)
     lines += _write(args.out, ("check", "id", "detail"), rows)
     return {"lines": lines, "diagnosis": found, "fix": fix}

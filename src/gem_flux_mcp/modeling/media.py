@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
@@ -222,6 +222,22 @@ def resolve_exchanges(
         for info, annotated in entries:
             info.compound_id = mapping.get(key) or (min(annotated) if annotated else None)
     return infos
+
+
+class CompoundAliases(Protocol):
+    def compound_ids_for_external(self, source: str, values: Iterable[str]) -> dict[str, str]: ...
+
+
+def exchanges_of(model: cobra.Model, aliases: CompoundAliases) -> list[ExchangeInfo]:
+    """`resolve_exchanges` with BiGG ids mapped through `aliases` (the biochemistry index)."""
+    return resolve_exchanges(model, lambda ids: aliases.compound_ids_for_external("BiGG", ids))
+
+
+def put_on_medium(model: cobra.Model, medium: Mapping[str, tuple[float, float]], aliases: CompoundAliases
+                  ) -> tuple[list[ExchangeInfo], MediumReport]:
+    """The model's exchanges resolved (`exchanges_of`) and the medium applied to them."""
+    exchanges = exchanges_of(model, aliases)
+    return exchanges, apply_medium(model, medium, exchanges)
 
 
 def _annotated_seed_ids(metabolite: cobra.Metabolite) -> list[str]:

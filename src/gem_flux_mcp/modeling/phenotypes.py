@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gem_flux_mcp.data.panels import Panel
 from gem_flux_mcp.modeling.media import ExchangeInfo
 from gem_flux_mcp.modeling.resolve import optimum_resolver
 
@@ -23,6 +24,28 @@ if TYPE_CHECKING:
 
 Progress = Callable[[str, float, str], None]
 PROGRESS_EVERY_S = 1.0
+DEFAULT_UPTAKE = 10.0  # mmol/gDW/h when the base medium has none of the panel's reference sources
+
+
+@dataclass(frozen=True)
+class ArrayPlan:
+    compounds: tuple[str, ...]  # the panel's, then the others, each once
+    medium: dict[str, tuple[float, float]]  # the base medium without the removed reference sources
+    removed: tuple[str, ...]  # the panel's reference sources that were in the base medium
+    uptake: float  # each tested compound is opened at this rate
+
+
+def plan_array(panel: Panel | None, others: Sequence[str], medium: Mapping[str, tuple[float, float]],
+               uptake: float | None = None) -> ArrayPlan:
+    """What an array tests, on which medium and at which uptake: the panel's reference sources
+    are taken out of the base medium, and each tested compound replaces them at their uptake rate
+    (the fastest, when several are in the medium; DEFAULT_UPTAKE when none is), unless `uptake`
+    says otherwise."""
+    removed = tuple(c for c in (panel.reference_sources if panel else ()) if c in medium)
+    if uptake is None:
+        uptake = max((-medium[c][0] for c in removed if medium[c][0] < 0), default=DEFAULT_UPTAKE)
+    return ArrayPlan(tuple(dict.fromkeys([*(panel.compounds if panel else []), *others])),
+                     {c: b for c, b in medium.items() if c not in removed}, removed, uptake)
 
 
 @dataclass

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 Sense = Literal["min", "max"]
 Progress = Callable[[str, float, str], None]
+DEFAULT_FRACTION = 0.9
 AT_BOUND = 1e-9  # a net flux this close to a bound counts as reaching it
 PROGRESS_EVERY_S = 1.0
 CONSTRAINT_NAME = "flux_variability_objective_bound"
@@ -61,20 +62,13 @@ class Variability:
         return self.maximum[reaction_id] - self.minimum[reaction_id]
 
 
-def flux_variability(model: cobra.Model, reactions: Iterable[str] | None = None, fraction_of_optimum: float = 0.9,
+def flux_variability(model: cobra.Model, reactions: Iterable[str] | None = None,
+                     fraction_of_optimum: float = DEFAULT_FRACTION,
                      loopless: bool = False, progress: Progress | None = None) -> Variability:
     """Minimum and maximum net flux of each reaction of `reactions` (default: all) in `model` as
     it is (medium and objective already applied), the objective at least `fraction_of_optimum`
     of its optimum. The model is left unchanged."""
-    if isinstance(fraction_of_optimum, bool) or not isinstance(fraction_of_optimum, int | float) \
-            or not 0.0 <= fraction_of_optimum <= 1.0:
-        raise ValidationError(
-            ErrorCode.INVALID_THRESHOLD,
-            f"fraction_of_optimum must be a number from 0 to 1 (a fraction of the objective's optimum); "
-            f"got {fraction_of_optimum!r}.",
-            details={"provided": repr(fraction_of_optimum)[:30], "default": 0.9},
-        )
-    fraction = float(fraction_of_optimum)
+    fraction = check_fraction(fraction_of_optimum)
     wanted = check_ids(model, "reactions", reactions)
     try:
         if loopless:
@@ -83,6 +77,17 @@ def flux_variability(model: cobra.Model, reactions: Iterable[str] | None = None,
             return _variability(model, wanted, fraction, progress)
     finally:
         model.slim_optimize()  # leave the solver holding the model's own optimum, not the last problem's
+
+
+def check_fraction(value: object) -> float:
+    """A fraction of the objective's optimum, from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValidationError(
+            ErrorCode.INVALID_THRESHOLD,
+            f"fraction_of_optimum must be a number from 0 to 1 (a fraction of the objective's optimum); "
+            f"got {value!r}.", details={"provided": repr(value)[:30], "default": DEFAULT_FRACTION},
+        )
+    return float(value)
 
 
 def _optimum(model: cobra.Model) -> float:

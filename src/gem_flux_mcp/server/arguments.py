@@ -22,6 +22,7 @@ from gem_flux_mcp.data.templates import check_template_choice
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ValidationError
 from gem_flux_mcp.modeling.media import check_compounds_list, check_default_uptake
+from gem_flux_mcp.modeling.variability import check_fraction
 from gem_flux_mcp.server.envelope import error_result
 from gem_flux_mcp.services import phenotypes
 from gem_flux_mcp.services.essentiality import check_threshold
@@ -29,7 +30,6 @@ from gem_flux_mcp.services.fba import check_flux_threshold
 from gem_flux_mcp.services.gapfill import check_gapfill_mode, check_target_growth_rate
 from gem_flux_mcp.services.models import check_limit, check_offset
 from gem_flux_mcp.services.revisions import check_reason
-from gem_flux_mcp.services.variability import check_fraction
 
 MAX_TEXT_CHARS = 10_000  # any one string argument
 MAX_ITEMS = 20_000  # entries of any one list or object argument

@@ -7,7 +7,7 @@ from typing import Any
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
-from gem_flux_mcp.modeling import compare, media
+from gem_flux_mcp.modeling import compare, media, model_io
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.workspace import Workspace, model_key
 
@@ -36,14 +36,16 @@ def compare_models(ws: Workspace, model_a: object, model_b: object, media_ids: o
         a, b = models[key_a], models[key_b]
         difference = compare.compare_models(a, b)
         growth = []
+        exchanges = {"a": ws.exchanges(a), "b": ws.exchanges(b)} if media_list else {}
         for medium_id, medium in media_list:
             entry: dict[str, Any] = {"media_id": medium_id}
             for label, model in (("a", a), ("b", b)):
                 with model:
-                    report = media.apply_medium(model, medium, ws.exchanges(model))
+                    report = media.apply_medium(model, medium, exchanges[label])
                     entry[f"growth_{label}"] = compare.growth(model) if report.applied else None
             growth.append(entry)
-        objectives = {"a": _objective(a), "b": _objective(b)}
+        objectives = {"a": ", ".join(model_io.objective_reaction_ids(a)) or "(none)",
+                      "b": ", ".join(model_io.objective_reaction_ids(b)) or "(none)"}
     lists = {
         "reactions_only_a": difference.reactions.only_a, "reactions_only_b": difference.reactions.only_b,
         "genes_only_a": difference.genes.only_a, "genes_only_b": difference.genes.only_b,
@@ -69,7 +71,3 @@ def compare_models(ws: Workspace, model_a: object, model_b: object, media_ids: o
         "offset": offset, "next_offset": offset + limit if offset + limit < longest else None,
     })
 
-
-def _objective(model: Any) -> str:
-    reactions = [r.id for r in model.reactions if r.objective_coefficient != 0]
-    return ", ".join(reactions) or "(none)"

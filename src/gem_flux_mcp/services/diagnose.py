@@ -4,6 +4,7 @@ names), the shortest fix when the model does not grow, written as TSV when asked
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +46,7 @@ def store_diagnosis(ws: Workspace, job: DiagnoseJob, outcome: DiagnosisOutcome, 
     found = outcome.diagnosis
     reaction_name, compound_name = _names(ws, found)
     imbalance = found["balance"]["imbalanced"]
-    lists: dict[str, list[str]] = {
-        "mass_imbalanced": found["mass_imbalanced"], "charge_imbalanced": found["charge_imbalanced"],
-        "blocked_reactions": found["blocked"],
-        "dead_end_metabolites": found["dead_ends"]["only_produced"] + found["dead_ends"]["only_consumed"],
-        "reactions_without_genes": found["without_genes"],
-    }
+    lists = findings(found)
     page = {k: v[offset:offset + PAGE] for k, v in lists.items()}
     cycles = [{"carrier": c["carrier"], "max_flux": round(c["max_flux"], 6), "dissipation_reaction": c["reaction"],
                "members": {r: round(v, 6) for r, v in list(c["members"].items())[:TOP]},
@@ -68,9 +64,7 @@ def store_diagnosis(ws: Workspace, job: DiagnoseJob, outcome: DiagnosisOutcome, 
         **({"fix_reactions": len(outcome.fix.get("reactions_added", []))} if outcome.fix else {})})
     written = None
     if output_path is not None:
-        rows = [{"check": check, "id": item, "name": reaction_name(item) or compound_name(item),
-                 "detail": imbalance.get(item, "") if "imbalanced" in check else ""}
-                for check, items in lists.items() for item in items]
+        rows = finding_rows(found, lambda item: reaction_name(item) or compound_name(item))
         written = write_tsv(output_path, COLUMNS, rows)
     longest = max(len(v) for v in lists.values())
     return results.DiagnosisResult.model_validate({
@@ -85,6 +79,25 @@ def store_diagnosis(ws: Workspace, job: DiagnoseJob, outcome: DiagnosisOutcome, 
         **({"output_file": written} if written else {}),
         "timings_s": found["timings"], "seconds": round(outcome.seconds, 3),
     })
+
+
+def findings(found: dict[str, Any]) -> dict[str, list[str]]:
+    """The listed findings of a diagnosis (as plain data), by check."""
+    return {
+        "mass_imbalanced": found["mass_imbalanced"], "charge_imbalanced": found["charge_imbalanced"],
+        "blocked_reactions": found["blocked"],
+        "dead_end_metabolites": found["dead_ends"]["only_produced"] + found["dead_ends"]["only_consumed"],
+        "reactions_without_genes": found["without_genes"],
+    }
+
+
+def finding_rows(found: dict[str, Any], name: Callable[[str], str] = lambda item: "") -> list[dict[str, Any]]:
+    """One row per finding (the table written with output_path): check, id, name, and for the
+    imbalanced reactions their imbalance."""
+    imbalance = found["balance"]["imbalanced"]
+    return [{"check": check, "id": item, "name": name(item),
+             "detail": imbalance.get(item, "") if "imbalanced" in check else ""}
+            for check, items in findings(found).items() for item in items]
 
 
 def _names(ws: Workspace, found: dict[str, Any]) -> tuple[Any, Any]:

@@ -95,9 +95,7 @@ class StoredModelOnMedium:
         from gem_flux_mcp.modeling import media
 
         model = from_json(self.model_json)
-        biochem = _biochem(settings)
-        exchanges = media.resolve_exchanges(model, lambda ids: biochem.compound_ids_for_external("BiGG", ids))
-        media.apply_medium(model, self.medium, exchanges)
+        exchanges, _ = media.put_on_medium(model, self.medium, _biochem(settings))
         if objective is not None:
             model.objective = objective
         return model, exchanges
@@ -272,8 +270,7 @@ class DiagnoseJob:
         model = from_json(self.model_json)
         biochem = _biochem(settings)
         if self.medium is not None:
-            media.apply_medium(model, self.medium, media.resolve_exchanges(
-                model, lambda ids: biochem.compound_ids_for_external("BiGG", ids)))
+            media.put_on_medium(model, self.medium, biochem)
         progress("diagnose", 0.1, "balance, dead ends, blocked reactions, energy cycles, biomass precursors")
         found = diagnose.diagnose(model, self.biomass)
         plain = {**dataclasses.asdict(found), "counts": found.counts(),

@@ -11,7 +11,7 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
 from gem_flux_mcp.modeling.media import check_compound_ids
-from gem_flux_mcp.modeling.phenotypes import phenotype_rows
+from gem_flux_mcp.modeling.phenotypes import phenotype_rows, plan_array
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.confusion import compare
 from gem_flux_mcp.services.jobs import PhenotypeJob, PhenotypeOutcome
@@ -19,7 +19,6 @@ from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
 
 DEFAULT_GROWTH_THRESHOLD = 0.1  # 1/h: the CarveMe/Biolog benchmark's call
-DEFAULT_UPTAKE = 10.0  # mmol/gDW/h when the base medium has none of the panel's reference sources
 MAX_RATE = 1000.0
 PAGE = 50
 COLUMNS = ("compound_id", "name", "status", "growth", "exchanges")
@@ -67,20 +66,15 @@ def prepare_phenotypes(ws: Workspace, model_id: object, base_media_id: object, p
         raise ValidationError(ErrorCode.NO_INPUT_PROVIDED, "Give a panel, compounds to test, or both.",
                               details={"panels": list(PANEL_NAMES)})
     tested = check_compound_ids(extra, ws.biochem.existing_compound_ids, allow_duplicates=True) if extra else []
-    _, panels = load_panels()
-    chosen = panels[str(panel)] if panel is not None else None
-    order = list(dict.fromkeys([*(chosen.compounds if chosen else []), *tested]))
+    chosen = load_panels()[1][str(panel)] if panel is not None else None
     medium_id, medium = ws.medium(base_media_id)
-    removed = [c for c in (chosen.reference_sources if chosen else ()) if c in medium]
-    rate = check_uptake_rate(uptake_rate)
-    if rate is None:
-        rate = max((-medium[c][0] for c in removed if medium[c][0] < 0), default=DEFAULT_UPTAKE)
+    plan = plan_array(chosen, tested, medium, check_uptake_rate(uptake_rate))
     with ws.store.checkout(ws.workspace_id, key) as model:
         goal = fba.check_objective(model, objective, key)
     return PhenotypeJob(
         model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
-        medium={c: b for c, b in medium.items() if c not in removed}, objective=goal, compounds=tuple(order),
-        uptake=rate, panel=chosen.name if chosen else None, reference_removed=tuple(removed),
+        medium=plan.medium, objective=goal, compounds=plan.compounds, uptake=plan.uptake,
+        panel=chosen.name if chosen else None, reference_removed=plan.removed,
     )
 
 

@@ -11,27 +11,17 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
 from gem_flux_mcp.modeling.essentiality import check_ids
+from gem_flux_mcp.modeling.variability import DEFAULT_FRACTION, check_fraction
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.jobs import VariabilityJob, VariabilityOutcome
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
 
-DEFAULT_FRACTION = 0.9
 ZERO = 1e-9  # |flux| below this counts as none
 PAGE = 100
 TOP = 20
 COLUMNS = ("reaction_id", "minimum", "maximum", "status")
 STATUSES = ("blocked", "forward_only_forced", "reverse_only_forced", "variable")
-
-
-def check_fraction(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise ValidationError(
-            ErrorCode.INVALID_THRESHOLD,
-            f"fraction_of_optimum must be a number from 0 to 1 (a fraction of the objective's optimum); "
-            f"got {value!r}.", details={"provided": repr(value)[:30], "default": DEFAULT_FRACTION},
-        )
-    return float(value)
 
 
 def prepare_variability(ws: Workspace, model_id: object, media_id: object, reactions: object = None,

@@ -42,7 +42,7 @@ class Workspace:
 
     def exchanges(self, model: Any) -> list[media.ExchangeInfo]:
         """The model's exchanges resolved to ModelSEED compounds (BiGG ids through the database)."""
-        return media.resolve_exchanges(model, lambda ids: self.biochem.compound_ids_for_external("BiGG", ids))
+        return media.exchanges_of(model, self.biochem)
 
     def reaction_record(self, reaction_id: str) -> dict[str, Any] | None:
         try:
