@@ -22,7 +22,7 @@ from gem_flux_mcp.modeling import gapfill as gf
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
 from gem_flux_mcp.modeling.gapfill.run import _stage_errors
 from gem_flux_mcp.modeling.gapfill_report import page
-from models import build_genome, medium_of
+from models import apply_exchange_medium, build_genome, medium_of
 
 ATP_HYDROLYSIS = {"cpd00002_c0": -1, "cpd00001_c0": -1, "cpd00008_c0": 1, "cpd00009_c0": 1, "cpd00067_c0": 1}
 
@@ -30,10 +30,7 @@ ATP_HYDROLYSIS = {"cpd00002_c0": -1, "cpd00001_c0": -1, "cpd00008_c0": 1, "cpd00
 def cobra_growth(model: cobra.Model, medium: dict[str, tuple[float, float]]) -> float:
     """bio1 optimum with COBRApy, the medium applied by hand (exchanges are `cpd_e0 <=>`)."""
     with model:
-        for reaction in model.exchanges:
-            cpd = next(iter(reaction.metabolites)).id.split("_")[0]
-            low, high = medium.get(cpd, (0.0, 1000.0))
-            reaction.bounds = (low, high)
+        apply_exchange_medium(model, medium)
         model.objective = "bio1"
         value = model.slim_optimize(error_value=0.0)
     return max(float(value), 0.0)
@@ -211,9 +208,7 @@ def test_essentiality_of_every_gene_equals_cobrapy(ecoli_run: tuple[gf.GapfillRu
     model = ecoli_run[0].model
     medium = medium_of(data_dir, "glucose_minimal_aerobic")
     with model:
-        for reaction in model.exchanges:
-            cpd = next(iter(reaction.metabolites)).id.split("_")[0]
-            reaction.bounds = medium.get(cpd, (0.0, 1000.0))
+        apply_exchange_medium(model, medium)
         model.objective = "bio1"
         ours = single_deletions(model, "genes")
         reference = single_gene_deletion(model, processes=2)
