@@ -32,9 +32,9 @@ from cobra.flux_analysis import flux_variability_analysis, single_gene_deletion
 
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.modeling import gapfill
-from gem_flux_mcp.modeling.annotate import read_fasta_file, validate_proteins
 from gem_flux_mcp.modeling.build import BuildOptions, build_draft
 from gem_flux_mcp.modeling.essentiality import single_deletions
+from gem_flux_mcp.modeling.inputs import read_proteins_file
 from gem_flux_mcp.modeling.variability import flux_variability
 
 
@@ -43,7 +43,7 @@ def gapfilled_ecoli(data_dir: Path) -> tuple[cobra.Model, dict[str, tuple[float,
     tests do), and that medium."""
     with tempfile.TemporaryDirectory() as tmp:
         biochem = BiochemIndex.open(data_dir, Path(tmp))
-        proteins = validate_proteins(read_fasta_file(data_dir / "genomes" / "ecoli_k12_mg1655.faa"))
+        proteins = read_proteins_file(data_dir / "genomes" / "ecoli_k12_mg1655.faa", "proteins").proteins
         options = BuildOptions(template="GramNegative")
         draft = build_draft("ecoli", proteins, options, data_dir, Path(tmp), biochem).model
         raw = json.loads((data_dir / "media" / "glucose_minimal_aerobic.json").read_text())["compounds"]

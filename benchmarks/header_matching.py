@@ -20,12 +20,8 @@ from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.reference import Reference
 from gem_flux_mcp.data.templates import load_template
-from gem_flux_mcp.modeling.annotate import (
-    RoleMatcher,
-    product_from_description,
-    read_fasta_file,
-    roles_from_functions,
-)
+from gem_flux_mcp.modeling.annotate import RoleMatcher, roles_from_functions
+from gem_flux_mcp.modeling.inputs import product_from_description, read_fasta_file
 
 
 def main() -> None:

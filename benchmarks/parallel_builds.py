@@ -28,7 +28,7 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from gem_flux_mcp.modeling.annotate import read_fasta_file
+from gem_flux_mcp.modeling.inputs import read_fasta_file
 
 
 def subset(source: Path, target: Path, n: int) -> Path:

@@ -10,8 +10,8 @@ import cobra
 from cobra.io import load_model
 
 from gem_flux_mcp.data.biochem import BiochemIndex
-from gem_flux_mcp.modeling.annotate import read_fasta_file, validate_proteins
 from gem_flux_mcp.modeling.build import BuildOptions, build_draft
+from gem_flux_mcp.modeling.inputs import read_proteins_file
 
 # textbook's default medium, by BiGG exchange -> ModelSEED compound id
 TEXTBOOK_MEDIUM = {
@@ -83,7 +83,7 @@ def medium_of(data_dir: Path, name: str) -> dict[str, tuple[float, float]]:
 
 def build_genome(data_dir: Path, biochem: BiochemIndex, cache: Path, genome: str, template: str) -> cobra.Model:
     """A draft built by the library from one of the reference proteomes."""
-    proteins = validate_proteins(read_fasta_file(data_dir / "genomes" / genome))
+    proteins = read_proteins_file(data_dir / "genomes" / genome, "proteins").proteins
     return build_draft(genome.split(".")[0], proteins, BuildOptions(template=template), data_dir, cache,
                        biochem).model
 

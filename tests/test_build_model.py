@@ -11,16 +11,9 @@ from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.reference import Reference
 from gem_flux_mcp.errors import DataError, ValidationError
 from gem_flux_mcp.modeling import align
-from gem_flux_mcp.modeling.annotate import (
-    Protein,
-    RoleMatcher,
-    gpr_string,
-    parse_fasta,
-    product_from_description,
-    read_fasta_file,
-    validate_proteins,
-)
+from gem_flux_mcp.modeling.annotate import RoleMatcher, gpr_string
 from gem_flux_mcp.modeling.build import BuildOptions, build_draft, describe_draft
+from gem_flux_mcp.modeling.inputs import Protein, parse_fasta, product_from_description, read_proteins_file
 
 # E. coli glycolysis/TCA enzymes by RefSeq id, and the ModelSEED reaction each one catalyses
 # (checked by name in the biochemistry: rxn00558 glucose-6-phosphate isomerase, rxn00545
@@ -35,9 +28,9 @@ HEADER_MATCHES = {"NP_418449.1": "Glucose-6-phosphate isomerase (EC 5.3.1.9)",
 
 
 def ecoli_subset(data_dir: Path, n: int = 300) -> list[Protein]:
-    proteins = read_fasta_file(data_dir / "genomes" / "ecoli_k12_mg1655.faa")
+    proteins = read_proteins_file(data_dir / "genomes" / "ecoli_k12_mg1655.faa", "proteins").proteins
     keep = [p for p in proteins if p.id in KNOWN] + [p for p in proteins[:n] if p.id not in KNOWN]
-    return validate_proteins(keep)
+    return keep
 
 
 # ------------------------------------------------------------------------------- input checks
@@ -56,25 +49,6 @@ def test_fasta_without_sequences_and_duplicate_ids() -> None:
     with pytest.raises(ValidationError) as info:
         parse_fasta(">a\nMK\n>b\nMK\n>a x\nMV\n")
     assert info.value.code == "DUPLICATE_SEQUENCE_IDS" and info.value.details["duplicate_ids"] == ["a"]
-
-
-def test_every_bad_sequence_is_listed_at_once() -> None:
-    proteins = [Protein("ok", "mkvl"), Protein("dna", "ATGXXB"), Protein("stop", "MKV*"), Protein("empty", " ")]
-    with pytest.raises(ValidationError) as info:
-        validate_proteins(proteins)
-    details = info.value.details
-    assert info.value.code == "INVALID_AMINO_ACIDS"
-    assert set(details["invalid_sequences"]) == {"dna", "stop"}
-    assert details["invalid_sequences"]["dna"] == {"invalid_chars": ["B", "X"], "positions": [3, 4, 5]}
-    assert details["empty_sequences"] == ["empty"]
-    assert details["num_invalid"] == 3 and details["num_valid"] == 1
-    with pytest.raises(ValidationError) as info:
-        validate_proteins([])
-    assert info.value.code == "EMPTY_PROTEIN_SEQUENCES"
-
-
-def test_valid_sequences_are_upper_cased() -> None:
-    assert validate_proteins([Protein("a", "mkvU")])[0].sequence == "MKVU"
 
 
 # ---------------------------------------------------------------------- header function names

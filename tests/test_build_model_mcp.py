@@ -3,6 +3,7 @@ cancellation that stops the worker and its aligner, every input error; RAST agai
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import threading
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import anyio
+import pyrodigal
 import pytest
 
 from gem_flux_mcp.errors import LibraryError
@@ -20,6 +22,7 @@ from gem_flux_mcp.server.hints import add_hints
 from mcp_client import call, call_while_probing, stdio_client
 
 pytestmark = pytest.mark.anyio
+PYRODIGAL_DATA = Path(pyrodigal.__file__).parent / "tests" / "data"
 
 
 def write_subset(data_dir: Path, target: Path, n: int) -> Path:
@@ -137,6 +140,29 @@ async def test_cancelling_a_build_stops_the_worker_and_the_aligner(server_env: d
         assert done["model_id"].endswith(".draft")
 
 
+async def test_build_from_a_genome_over_mcp(server_env: dict[str, str], tmp_path: Path) -> None:
+    """A genome assembly (pyrodigal's 870 kb E. coli contig, gzipped) instead of proteins: genes
+    called with Prodigal in single mode, built with homology, the answer saying what was read."""
+    genome = tmp_path / "contig.fna.gz"
+    genome.write_bytes((PYRODIGAL_DATA / "MIIJ01000039.fna.gz").read_bytes())
+    with gzip.open(PYRODIGAL_DATA / "MIIJ01000039.single.faa.gz", "rt") as handle:
+        prodigal_genes = [line[1:].split()[0] for line in handle if line.startswith(">")]
+    async with stdio_client(server_env, "2026-07-28") as client:
+        built = await call(client, "build_model", {"genome_file_path": "contig.fna.gz", "model_name": "contig"})
+        assert built["model_id"] == "contig.draft"
+        assert built["input"]["input_kind"] == "genome_fasta" and built["input"]["gene_calling_mode"] == "single"
+        assert built["input"]["genes_called"] == len(prodigal_genes) == 404
+        assert "Called 404 genes with Prodigal" in built["warnings"][0]
+        await call(client, "export_model", {"model_id": "contig.draft", "file_path": "contig.json"})
+        genes = {g["id"] for g in json.loads((tmp_path / "contig.json").read_text())["genes"]}
+        assert len(genes) == built["num_genes"] > 50 and genes <= set(prodigal_genes)
+        body = await call(client, "build_model", {"genome_file_path": "contig.fna.gz", "gene_calling": "meta",
+                                                  "fasta_file_path": "x.faa"}, error="BOTH_INPUTS_PROVIDED")
+        assert body["details"]["given"] == ["fasta_file_path", "genome_file_path"]
+        body = await call(client, "build_model", {"fasta_file_path": "contig.fna.gz"}, error="WRONG_SEQUENCE_TYPE")
+        assert "genome_file_path" in " ".join(body["suggestions"])
+
+
 async def test_build_input_errors(server_env: dict[str, str], tmp_path: Path) -> None:
     bad_fasta = tmp_path / "bad.faa"
     bad_fasta.write_text("MKV\n>a\nMKV\n")
@@ -145,9 +171,16 @@ async def test_build_input_errors(server_env: dict[str, str], tmp_path: Path) ->
         await call(client, "build_model", {"protein_sequences": {"a": "MKV"}, "fasta_file_path": "x.faa"},
                    error="BOTH_INPUTS_PROVIDED")
         await call(client, "build_model", {"protein_sequences": {}}, error="EMPTY_PROTEIN_SEQUENCES")
-        body = await call(client, "build_model", {"protein_sequences": {"a": "MKV", "b": "MKXZ", "c": "ATG*", "d": ""}},
+        body = await call(client, "build_model", {"protein_sequences": {"b": "MK*V", "c": "M1V", "d": "*"}},
                           error="INVALID_AMINO_ACIDS")
-        assert set(body["details"]["invalid_sequences"]) == {"b", "c"} and body["details"]["empty_sequences"] == ["d"]
+        assert body["details"]["skipped_by_reason"] == {"empty": 1, "internal_stop": 1, "invalid_characters": 1}
+        body = await call(client, "build_model", {"protein_sequences": {"a": "ATGAAACGCATTAGCACCACC"}},
+                          error="WRONG_SEQUENCE_TYPE")
+        assert body["details"]["looks_like"] == "nucleotide"
+        await call(client, "build_model", {"protein_sequences": {"a": "MKV"}, "gene_calling": "fast"},
+                   error="INVALID_GENE_CALLING")
+        await call(client, "build_model", {"genome_file_path": str(tmp_path / "missing.fna")},
+                   error="GENOME_FILE_NOT_FOUND")
         body = await call(client, "build_model", {"protein_sequences": {"a": "MKV"}, "template": "gramnegative"},
                           error="INVALID_TEMPLATE")
         assert body["details"]["did_you_mean"] == "GramNegative"

@@ -48,7 +48,7 @@ def test_build_command_writes_a_valid_sbml_model(data_dir: Path, cache_dir: Path
 
 def test_build_command_reports_input_errors(tmp_path: Path, data_dir: Path, capsys: object) -> None:
     fasta = tmp_path / "dna.faa"
-    fasta.write_text(">a\nATGCXX\n")
+    fasta.write_text(">a\nMK*VL\n>b\n*\n")
     code = main(["build", str(fasta), "--out", str(tmp_path / "m.xml"), "--data-dir", str(data_dir),
                  "--cache-dir", str(tmp_path)])
     assert code == 1

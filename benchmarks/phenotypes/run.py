@@ -39,8 +39,8 @@ from benchmarks.phenotypes import score
 
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.modeling import gapfill
-from gem_flux_mcp.modeling.annotate import Protein, read_fasta_file, validate_proteins
 from gem_flux_mcp.modeling.build import BuildOptions, build_draft
+from gem_flux_mcp.modeling.inputs import Protein, read_proteins_file
 
 ECOLI_MODELS = ("iML1515", "iSSON_1240", "iSF_1195", "iSbBS512_1146", "iSDY_1059")
 BSUB_MODELS = ("iYO844",)
@@ -62,15 +62,10 @@ CASES = SETUPS["ecol"].cases  # (the E. coli cases, as before)
 
 
 def proteome(organism: str = "ecol") -> tuple[list[Protein], int]:
-    """The benchmark proteome: trailing '*' stripped, sequences with internal stops left out."""
-    path = score.BENCH / "fasta" / score.organism_info(organism).fasta
-    proteins = read_fasta_file(path)
-    kept = []
-    for protein in proteins:
-        sequence = protein.sequence.strip().rstrip("*")
-        if "*" not in sequence:
-            kept.append(Protein(protein.id, sequence, protein.description))
-    return validate_proteins(kept), len(proteins) - len(kept)
+    """The benchmark proteome as the file is (the reader strips trailing '*' and skips
+    sequences with internal stops), and how many were skipped."""
+    found = read_proteins_file(score.BENCH / "fasta" / score.organism_info(organism).fasta, "proteins")
+    return found.proteins, found.report["num_skipped"]
 
 
 def gapfill_media(organism: str) -> list[str]:

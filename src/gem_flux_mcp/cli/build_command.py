@@ -20,8 +20,8 @@ def build(args: argparse.Namespace) -> int:
     from gem_flux_mcp.data.biochem import BiochemIndex
     from gem_flux_mcp.data.templates import check_template_name
     from gem_flux_mcp.modeling import model_io
-    from gem_flux_mcp.modeling.annotate import read_fasta_file, validate_proteins
     from gem_flux_mcp.modeling.build import BuildOptions, build_draft, describe_draft
+    from gem_flux_mcp.modeling.inputs import read_proteins_file
 
     started = time.perf_counter()
     settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
@@ -36,15 +36,19 @@ def build(args: argparse.Namespace) -> int:
         fmt = model_io.detect_format(out, None)
         template = check_template_name(args.template, settings.data_dir)
         progress("parse", 0.0, f"reading {fasta.name}")
-        proteins = validate_proteins(read_fasta_file(fasta))
+        found = read_proteins_file(fasta, "auto", args.gene_calling, "input")
+        for warning in found.warnings:
+            progress("parse", 0.02, warning)
+        proteins = found.proteins
         biochem = BiochemIndex.open(settings.data_dir, settings.cache_dir)
         options = BuildOptions(
             template=template, use_header_functions=not args.no_header_functions, use_homology=not args.no_homology,
             use_rast=args.rast, aligner=args.aligner,
             exclude_reference_models=tuple(m for m in args.exclude_reference.split(",") if m.strip()),
         )
-        result = build_draft(args.model_id or fasta.stem, proteins, options, settings.data_dir, settings.cache_dir,
-                             biochem, progress=progress)
+        model_id = args.model_id or Path(fasta.name.removesuffix(".gz")).stem
+        result = build_draft(model_id, proteins, options, settings.data_dir, settings.cache_dir, biochem,
+                             progress=progress)
         progress("store", 0.95, f"writing {out}")
         model_io.write_model(result.model, out, fmt)
     except GemFluxError as exc:
@@ -54,7 +58,8 @@ def build(args: argparse.Namespace) -> int:
         return 1
     summary = describe_draft(result.model, template, result.annotation)
     peak_kb = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    report = {**summary, "model_file": str(out), "format": fmt, "timings_s": result.timings,
+    report = {**summary, "input": found.report, "warnings": found.warnings,
+              "model_file": str(out), "format": fmt, "timings_s": result.timings,
               "wall_s": round(time.perf_counter() - started, 2), "peak_rss_mb": peak_kb // 1024}
     if args.report:
         Path(args.report).write_text(json.dumps(report, indent=2) + "\n")

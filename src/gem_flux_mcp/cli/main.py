@@ -67,8 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("--data-dir", help="reference data folder (default: $GEMFLUX_DATA_DIR)")
     index.add_argument("--cache-dir", help="index cache folder (default: $GEMFLUX_CACHE_DIR)")
 
-    build = sub.add_parser("build", help="build a draft model from a protein FASTA file (offline by default)")
-    build.add_argument("fasta", help="protein FASTA file")
+    build = sub.add_parser("build", help="build a draft model from proteins or a genome (offline by default)")
+    build.add_argument("fasta", metavar="INPUT",
+                       help="protein FASTA, genome FASTA (genes called with Prodigal), GenBank or GFF3; .gz too")
+    build.add_argument("--gene-calling", choices=["auto", "single", "meta"], default="auto",
+                       help="Prodigal mode for a genome (auto: single for 100 kb or more)")
     build.add_argument("--template", default="GramNegative", help="GramNegative (default), GramPositive or Core")
     build.add_argument("--out", required=True, help="model file to write: .xml/.sbml (SBML) or .json (COBRApy)")
     build.add_argument("--model-id", help="model id inside the file (default: the FASTA file name)")

@@ -10,147 +10,20 @@ Three combinable sources, each reported per reaction:
 
 from __future__ import annotations
 
-import gzip
 import re
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from gem_flux_mcp.error_codes import ErrorCode
-
 from ..data.reference import Reference
-from ..errors import ValidationError
 from . import align
 
-VALID_AMINO_ACIDS = frozenset("ACDEFGHIKLMNPQRSTVWYU")
 MIN_IDENTITY = 40.0  # percent; below this, a best hit says little about the reaction (ALIGNERS.md)
 WEAK_MIN_IDENTITY = 25.0  # hits from here up to MIN_IDENTITY are kept as weak evidence for gapfilling
 WEAK_EVIDENCE_NOTE = "gemflux_weak_evidence"  # model note: {reaction id: best weak hit}
-
-
-@dataclass
-class Protein:
-    id: str
-    sequence: str
-    description: str = ""
-
-
-# ---------------------------------------------------------------- input parsing and validation
-
-
-def parse_fasta(text: str, source: str = "FASTA") -> list[Protein]:
-    proteins: list[Protein] = []
-    current: Protein | None = None
-    chunks: list[str] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith(";"):
-            continue
-        if line.startswith(">"):
-            if current is not None:
-                current.sequence = "".join(chunks)
-            header = line[1:].strip()
-            pid, _, description = header.partition(" ")
-            if not pid:
-                raise ValidationError(
-                    ErrorCode.FASTA_INVALID_FORMAT, f"{source}: a header without an id at line {number}.",
-                    details={"line_number": number},
-                    suggestions=["Every header needs an id right after '>', e.g. '>gene1 product name'."],
-                )
-            current = Protein(pid, "", description.strip())
-            proteins.append(current)
-            chunks = []
-        elif current is None:
-            raise ValidationError(
-                ErrorCode.FASTA_INVALID_FORMAT, f"{source}: sequence data before the first '>' header (line {number}).",
-                details={"line_number": number},
-                suggestions=["A FASTA file starts with a header line such as '>gene1'."],
-            )
-        else:
-            chunks.append(line.replace(" ", ""))
-    if current is not None:
-        current.sequence = "".join(chunks)
-    if not proteins:
-        raise ValidationError(
-            ErrorCode.FASTA_NO_SEQUENCES, f"{source} contains no sequences.",
-            suggestions=["Give a protein FASTA file with at least one '>id' header and its sequence."],
-        )
-    duplicates = sorted(pid for pid, count in Counter(p.id for p in proteins).items() if count > 1)
-    if duplicates:
-        raise ValidationError(
-            ErrorCode.DUPLICATE_SEQUENCE_IDS, f"{source} uses {len(duplicates)} id(s) more than once.",
-            details={"duplicate_ids": duplicates[:50], "num_duplicate_ids": len(duplicates)},
-            suggestions=["Make every sequence id unique; genes are named by these ids in the model."],
-        )
-    return proteins
-
-
-def read_fasta_file(path: Path) -> list[Protein]:
-    if not path.exists():
-        raise ValidationError(
-            ErrorCode.FASTA_FILE_NOT_FOUND, f"FASTA file not found: {path}",
-            details={"fasta_file_path": str(path)}, suggestions=["Check the path, or pass protein_sequences."],
-        )
-    if not path.is_file():
-        raise ValidationError(
-            ErrorCode.FASTA_PATH_NOT_FILE, f"Not a file: {path}",
-            details={"fasta_file_path": str(path)}, suggestions=["Point fasta_file_path at a protein FASTA file."],
-        )
-    try:
-        raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":  # gzip (.faa.gz)
-            raw = gzip.decompress(raw)
-        text = raw.decode("utf-8-sig")  # a UTF-8 byte-order mark (Windows editors) is dropped
-    except (OSError, EOFError, gzip.BadGzipFile, UnicodeDecodeError) as exc:
-        raise ValidationError(
-            ErrorCode.FASTA_READ_ERROR, f"Could not read {path}: {exc}",
-            details={"fasta_file_path": str(path)}, suggestions=["Give a readable, UTF-8 text FASTA file."],
-        ) from exc
-    return parse_fasta(text, path.name)
-
-
-def validate_proteins(proteins: list[Protein]) -> list[Protein]:
-    """Upper-case the sequences and reject bad ones, listing every offender at once."""
-    if not proteins:
-        raise ValidationError(
-            ErrorCode.EMPTY_PROTEIN_SEQUENCES, "No protein sequences were given.",
-            details={"num_sequences_provided": 0, "minimum_required": 1},
-            suggestions=["Pass at least one sequence, e.g. {\"gene1\": \"MKV...\"}."],
-        )
-    invalid: dict[str, dict[str, list[Any]]] = {}
-    empty: list[str] = []
-    for protein in proteins:
-        seq = protein.sequence.strip().upper()
-        protein.sequence = seq
-        if not seq:
-            empty.append(protein.id)
-            continue
-        if set(seq) <= VALID_AMINO_ACIDS:  # the common case, without a Python loop per residue
-            continue
-        bad = [(i, ch) for i, ch in enumerate(seq) if ch not in VALID_AMINO_ACIDS]
-        if bad:
-            invalid[protein.id] = {
-                "invalid_chars": sorted({ch for _, ch in bad}),
-                "positions": [i for i, _ in bad[:20]],
-            }
-    if invalid or empty:
-        shown = dict(list(invalid.items())[:50])
-        raise ValidationError(
-            ErrorCode.INVALID_AMINO_ACIDS,
-            f"{len(invalid) + len(empty)} of {len(proteins)} sequences are empty or contain characters "
-            "outside the amino-acid alphabet.",
-            details={
-                "invalid_sequences": shown, "empty_sequences": empty[:50],
-                "num_invalid": len(invalid) + len(empty), "num_valid": len(proteins) - len(invalid) - len(empty),
-                "valid_alphabet": "".join(sorted(VALID_AMINO_ACIDS)),
-                **({"truncated": True} if len(invalid) > 50 or len(empty) > 50 else {}),
-            },
-            suggestions=["Give protein (not DNA) sequences; remove stop '*' and ambiguity codes X, B, Z, J."],
-        )
-    return proteins
 
 
 # ------------------------------------------------------------------ header product names → roles
@@ -158,11 +31,10 @@ def validate_proteins(proteins: list[Protein]) -> list[Protein]:
 _EC_IN_TEXT = re.compile(r"\bEC[: ]?(\d+\.\d+\.\d+\.\d+)\b")
 _EC_PARENS = re.compile(r"\((?:EC|TC)[^)]*\)")
 _NON_WORD = re.compile(r"[\W_]+")
-_ORGANISM = re.compile(r"\s*\[[^\]]*\]\s*$")
-_KEY_VALUE_PRODUCT = re.compile(r"(?:^|\s)product=(\"?)(.+?)\1(?=\s+\w+=|$)")
-_UNINFORMATIVE = {"hypotheticalprotein", "uncharacterizedprotein", "putativeprotein", "unknownfunction",
-                  "conservedhypotheticalprotein", "proteinofunknownfunction"}
 _ISOZYME_SUFFIX = re.compile(r"\s+(?:\d{1,2}|[A-Z]|I{1,3}|IV|V|VI{1,3})$")
+# "pantothenate kinase CoaA", "chromosome replication initiator DnaA": NCBI names end in the gene
+# symbol, SEED role names do not
+_GENE_SYMBOL_SUFFIX = re.compile(r"\s+(?:[A-Z][a-z]{2}|[a-z]{3})[A-Z]\d?$")
 _HEDGE_PREFIX = re.compile(r"^(?:putative|probable|predicted|possible)\s+", re.IGNORECASE)
 _SPLIT_FUNCTIONS = re.compile(r"\s*;\s+|\s+/\s+|\s+@\s+")
 
@@ -170,19 +42,6 @@ _SPLIT_FUNCTIONS = re.compile(r"\s*;\s+|\s+/\s+|\s+@\s+")
 def normalize_role(name: str) -> str:
     """Role key: EC/TC parentheses removed, lower case, only word characters."""
     return _NON_WORD.sub("", _EC_PARENS.sub("", name).lower())
-
-
-def product_from_description(description: str) -> str | None:
-    """The function name in a header's description (after the id), or None if it says nothing."""
-    text = description.strip()
-    match = _KEY_VALUE_PRODUCT.search(text)
-    if match:
-        text = match.group(2)
-    text = _ORGANISM.sub("", text)
-    text = re.sub(r"^MULTISPECIES:\s*", "", text).strip()
-    if not text or normalize_role(text) in _UNINFORMATIVE:
-        return None
-    return text
 
 
 @dataclass(frozen=True)
@@ -215,10 +74,10 @@ class RoleMatcher:
             for role_id, name in self.by_name.get(normalize_role(part), []):
                 found.setdefault(role_id, RoleMatch(role_id, name, "name"))
         if not found:
-            # "6-phosphofructokinase 1", "putative citrate synthase": isozyme numbers and hedges
-            # are not part of SEED role names
+            # "6-phosphofructokinase 1", "putative citrate synthase", "… kinase CoaA": isozyme
+            # numbers, hedges and gene symbols are not part of SEED role names
             for part in parts:
-                relaxed = _ISOZYME_SUFFIX.sub("", _HEDGE_PREFIX.sub("", part.strip()))
+                relaxed = _ISOZYME_SUFFIX.sub("", _GENE_SYMBOL_SUFFIX.sub("", _HEDGE_PREFIX.sub("", part.strip())))
                 for role_id, name in self.by_name.get(normalize_role(relaxed), []):
                     found.setdefault(role_id, RoleMatch(role_id, name, "relaxed_name"))
         if not found:

@@ -25,15 +25,14 @@ from . import align
 from .annotate import (
     WEAK_EVIDENCE_NOTE,
     HomologyResult,
-    Protein,
     RoleMatch,
     RoleMatcher,
     gpr_string,
     homology_reactions,
-    product_from_description,
     roles_from_functions,
 )
 from .bigg_match import Aliases, StoichiometricAliases
+from .inputs import Protein, product_from_description
 from .rast import annotate_with_rast
 
 if TYPE_CHECKING:

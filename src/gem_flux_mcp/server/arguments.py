@@ -21,6 +21,7 @@ from gem_flux_mcp.data.biochem import check_search_limit
 from gem_flux_mcp.data.templates import check_template_choice
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ValidationError
+from gem_flux_mcp.modeling.inputs import check_gene_calling
 from gem_flux_mcp.modeling.media import check_compounds_list, check_default_uptake
 from gem_flux_mcp.modeling.variability import check_fraction
 from gem_flux_mcp.server.envelope import error_result
@@ -51,6 +52,7 @@ ARGUMENT_CHECKS: dict[tuple[str, str], Callable[[Any], object]] = {
     ("run_fba", "flux_threshold"): check_flux_threshold,
     ("revise_model", "reason"): check_reason,
     ("build_model", "template"): check_template_choice,
+    ("build_model", "gene_calling"): check_gene_calling,
     ("gapfill_model", "target_growth_rate"): check_target_growth_rate,
     ("gapfill_model", "gapfill_mode"): check_gapfill_mode,
     ("predict_gene_essentiality", "threshold"): check_threshold,

@@ -9,30 +9,45 @@ from pathlib import Path
 from gem_flux_mcp.data.templates import check_template_name
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
-from gem_flux_mcp.modeling.annotate import Protein, read_fasta_file, validate_proteins
+from gem_flux_mcp.modeling.inputs import (
+    Protein,
+    ProteinInput,
+    check_gene_calling,
+    check_not_nucleotides,
+    clean_proteins,
+    read_proteins_file,
+)
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.jobs import BuildJob, BuiltDraft
 from gem_flux_mcp.services.workspace import Workspace, model_info
 from gem_flux_mcp.store.serialization import SerializedModel
 
 
-def read_proteins(protein_sequences: object, fasta_file_path: object,
-                  resolve: Callable[[object], Path]) -> list[Protein]:
-    """Exactly one input; `resolve` turns the user's path into an allowed one (the caller's file
-    area). Every bad sequence is reported at once. Can take a second on a big file: call it off
-    the event loop."""
-    if protein_sequences is not None and fasta_file_path is not None:
+def read_proteins(protein_sequences: object, fasta_file_path: object, genome_file_path: object,
+                  gene_calling: object, resolve: Callable[[object, str], Path]) -> ProteinInput:
+    """Proteins from exactly one input: inline sequences, a protein FASTA, or a genome (contigs,
+    GenBank, GFF3; genes called with Prodigal when it has no CDS features). `resolve(path, param)`
+    turns the user's path into an allowed one (the caller's file area). Sequences that cannot be a
+    protein are skipped and listed, not refused. Can take seconds (gene calling): call it off the
+    event loop."""
+    given = [name for name, value in (("protein_sequences", protein_sequences), ("fasta_file_path", fasta_file_path),
+                                      ("genome_file_path", genome_file_path)) if value is not None]
+    if len(given) > 1:
         raise ValidationError(
-            ErrorCode.BOTH_INPUTS_PROVIDED, "Give either protein_sequences or fasta_file_path, not both.",
-            suggestions=["Drop one of the two arguments."],
+            ErrorCode.BOTH_INPUTS_PROVIDED, f"Give one input, not {' and '.join(given)}.",
+            details={"given": given}, suggestions=["Keep one of the arguments and drop the others."],
         )
-    if fasta_file_path is not None:
-        return validate_proteins(read_fasta_file(resolve(fasta_file_path)))
-    if protein_sequences is None:
+    if not given:
         raise ValidationError(
-            ErrorCode.NO_INPUT_PROVIDED, "No proteins given: pass protein_sequences or fasta_file_path.",
+            ErrorCode.NO_INPUT_PROVIDED,
+            "No input given: pass protein_sequences, fasta_file_path (proteins) or genome_file_path (a genome).",
             example_call={"tool": "build_model", "arguments": {"fasta_file_path": "genome.faa"}},
         )
+    mode = check_gene_calling(gene_calling)
+    if fasta_file_path is not None:
+        return read_proteins_file(resolve(fasta_file_path, "fasta_file_path"), "proteins", mode, "fasta_file_path")
+    if genome_file_path is not None:
+        return read_proteins_file(resolve(genome_file_path, "genome_file_path"), "genome", mode, "genome_file_path")
     if not isinstance(protein_sequences, dict):
         raise ValidationError(ErrorCode.INVALID_PROTEIN_SEQUENCES,
                               "protein_sequences must be an object {id: sequence}.",
@@ -40,7 +55,10 @@ def read_proteins(protein_sequences: object, fasta_file_path: object,
     if any(not isinstance(k, str) or not k.strip() or any(c.isspace() for c in k) for k in protein_sequences):
         raise ValidationError(ErrorCode.INVALID_PROTEIN_SEQUENCES, "Sequence ids must be non-empty and without spaces.")
     proteins = [Protein(k, v if isinstance(v, str) else "", "") for k, v in protein_sequences.items()]
-    return validate_proteins(proteins)
+    check_not_nucleotides([p.sequence for p in proteins], "protein_sequences", "protein_sequences")
+    cleaned = clean_proteins(proteins, "protein_sequences")
+    return ProteinInput(cleaned.proteins, {"input_kind": "inline_proteins", "records": len(proteins),
+                                           **cleaned.report()}, cleaned.warnings())
 
 
 def check_build_options(template: object, exclude_reference_models: object,
@@ -72,8 +90,8 @@ def prepare_build(ws: Workspace, proteins: list[Protein], model_name: object, te
     return job, name
 
 
-def store_draft(ws: Workspace, job: BuildJob, model_name: str | None, built: BuiltDraft
-                ) -> results.BuildModelResult:
+def store_draft(ws: Workspace, job: BuildJob, model_name: str | None, built: BuiltDraft,
+                found: ProteinInput) -> results.BuildModelResult:
     """Store a draft a worker built (already serialized) and shape build_model's answer."""
     annotation = built.summary["annotation"]
     row = ws.store.add_model(
@@ -85,7 +103,7 @@ def store_draft(ws: Workspace, job: BuildJob, model_name: str | None, built: Bui
     )
     return results.BuildModelResult.model_validate({
         "success": True, **model_info(row), "model_name": model_name, "annotated_with_rast": job.annotate_with_rast,
-        **built.summary,
+        **built.summary, "input": found.report, "warnings": found.warnings,
         "atp_correction": {"atp_correction_applied": False,
                            "warning": "ATP correction runs in gapfill_model (modes full and atp_only)."},
         "timings_s": built.timings,

@@ -51,8 +51,8 @@ class BuildJob:
     exclude_reference_models: tuple[str, ...] = ()
 
     def run(self, settings: Settings, progress: Progress) -> BuiltDraft:
-        from gem_flux_mcp.modeling.annotate import Protein
         from gem_flux_mcp.modeling.build import BuildOptions, build_draft, describe_draft
+        from gem_flux_mcp.modeling.inputs import Protein
         from gem_flux_mcp.modeling.model_io import release_model
         from gem_flux_mcp.store.serialization import serialize_model
 

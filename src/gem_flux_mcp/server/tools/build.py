@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import anyio.to_thread
 from fastmcp import Context, FastMCP
@@ -28,10 +28,12 @@ def register(mcp: FastMCP) -> None:
     async def build_model(
         ctx: Context,
         protein_sequences: Annotated[dict[str, str] | None, Field(
-            description="Protein sequences {id: amino acids}; or use fasta_file_path")] = None,
+            description="Protein sequences {id: amino acids}; or use fasta_file_path or genome_file_path")] = None,
         fasta_file_path: Annotated[str | None, Field(
-            description="Protein FASTA file inside the server's allowed folders; header text after the id "
-                        "(RefSeq/Prokka/Bakta product names) is used as function evidence")] = None,
+            description="Protein FASTA file (.faa, .gz) inside the server's allowed folders; header text after "
+                        "the id (NCBI/RefSeq/Prokka/Bakta product names) is used as function evidence. "
+                        "Trailing '*' and ambiguity codes are fine; proteins with internal stops are skipped "
+                        "and listed")] = None,
         template: Annotated[TemplateName, Field(
             description="GramNegative (default), GramPositive or Core")] = "GramNegative",
         model_name: Annotated[str | None, Field(description="Name for the model ([A-Za-z0-9_-]); the id becomes "
@@ -44,28 +46,36 @@ def register(mcp: FastMCP) -> None:
                                             "known reactions")] = True,
         exclude_reference_models: Annotated[list[str] | None, Field(
             description="BiGG models to leave out of the homology reference, e.g. ['iML1515']")] = None,
+        genome_file_path: Annotated[str | None, Field(
+            description="A genome instead of proteins: contigs as nucleotide FASTA (genes called with "
+                        "Prodigal), or an annotated GenBank (.gbk/.gbff) or GFF3 with ##FASTA (CDS "
+                        "translations and /product names used); plain or .gz")] = None,
+        gene_calling: Annotated[Literal["auto", "single", "meta"], Field(
+            description="Prodigal mode for a genome: 'single' trains on the genome, 'meta' uses pre-trained "
+                        "profiles; 'auto' (default) is single for 100 kb or more")] = "auto",
         workspace: Workspace = Depends(current_workspace),
         area: FileArea = Depends(current_file_area),
         jobs: JobRunner = Depends(current_jobs),
         settings: Settings = Depends(current_settings),
     ) -> results.BuildModelResult:
-        """Build a draft genome-scale model from protein sequences with a ModelSEED template, offline:
-        proteins are annotated from their FASTA header names and by homology to BiGG reference
-        proteins (RAST optional). Each reaction records its evidence. Takes about 10 s for a
+        """Build a draft genome-scale model from protein sequences or a genome with a ModelSEED
+        template, offline: genes of a genome are called with Prodigal; proteins are annotated from
+        their header or GenBank/GFF product names and by homology to BiGG reference proteins (RAST
+        optional). Each reaction records its evidence. Takes about 10 s for a
         bacterial proteome and reports progress; the draft needs gapfill_model before it grows."""
         template_name, excluded = build.check_build_options(template, exclude_reference_models,
                                                             settings.data_dir)
-        await ctx.report_progress(0, 100, "parse: reading and checking the sequences")
-        area = area
-        proteins = await anyio.to_thread.run_sync(build.read_proteins, protein_sequences, fasta_file_path,
-                                                  lambda raw: area.resolve(raw, param="fasta_file_path",
-                                                                           must_exist=False))
+        await ctx.report_progress(0, 100, "parse: reading the sequences (calling genes of a genome)")
+        found = await anyio.to_thread.run_sync(
+            build.read_proteins, protein_sequences, fasta_file_path, genome_file_path, gene_calling,
+            lambda raw, param: area.resolve(raw, param=param, must_exist=False))
         job, name = await anyio.to_thread.run_sync(lambda: build.prepare_build(
-            workspace, proteins, model_name, template_name, excluded, use_header_functions=bool(use_header_functions),
-            use_homology=bool(use_homology), annotate_with_rast=bool(annotate_with_rast)))
+            workspace, found.proteins, model_name, template_name, excluded,
+            use_header_functions=bool(use_header_functions), use_homology=bool(use_homology),
+            annotate_with_rast=bool(annotate_with_rast)))
         progress = mcp_progress(ctx)
         built = await jobs.run(job, progress, timeout_s=BUILD_TIMEOUT_S, workspace=workspace.workspace_id)
         await progress("store", 0.95, f"storing {job.model_id}")
-        result = await anyio.to_thread.run_sync(build.store_draft, workspace, job, name, built)
+        result = await anyio.to_thread.run_sync(build.store_draft, workspace, job, name, built, found)
         await progress("done", 1.0, f"{result.num_reactions} reactions, {result.num_genes} genes")
         return result

@@ -93,6 +93,12 @@ class BuildModelResult(ModelInfo):
                     "gene-associated reactions, homology search figures. Per-reaction evidence is in the "
                     "model's reaction notes (gemflux_sources, gemflux_evidence)")
     model_properties: dict[str, Any]
+    input: dict[str, Any] = Field(
+        description="What was read: input_kind (protein_fasta, genome_fasta, genbank, gff3, inline_proteins), "
+                    "num_proteins, num_skipped and the skipped ids with their reason (internal_stop, empty, "
+                    "invalid_characters, pseudogene), trailing_stops_removed; for genomes genes_called, "
+                    "gene_calling_mode, genome_bp")
+    warnings: list[str] = Field(description="What was skipped or changed on the way in; empty when nothing was")
     atp_correction: dict[str, Any]
     interpretation: dict[str, str]
     timings_s: dict[str, float]

@@ -1,0 +1,21 @@
+"""Sequences in, proteins out: every input a user has for a build (see files.py)."""
+
+from .fasta import parse_fasta
+from .files import (
+    Expected,
+    InputKind,
+    ProteinInput,
+    proteins_from_text,
+    read_fasta_file,
+    read_proteins_file,
+    read_text,
+)
+from .genome import GENE_CALLING_MODES, GeneCalling, check_gene_calling
+from .headers import product_from_description
+from .sequences import CleanedProteins, Protein, check_not_nucleotides, clean_proteins
+
+__all__ = [
+    "GENE_CALLING_MODES", "CleanedProteins", "Expected", "GeneCalling", "InputKind", "Protein", "ProteinInput",
+    "check_gene_calling", "check_not_nucleotides", "clean_proteins", "parse_fasta", "product_from_description",
+    "proteins_from_text", "read_fasta_file", "read_proteins_file", "read_text",
+]
