@@ -1,5 +1,6 @@
-"""`gem-flux` command line: serve, dashboard, build, data fetch/check/index, and the analyses
-(essentiality, phenotypes, fva, compare, diagnose) on model files."""
+"""`gem-flux` command line: serve, dashboard, data fetch/check/index, the workflow (build,
+gapfill, fba, reconstruct) and the analyses (essentiality, phenotypes, fva, compare, diagnose)
+on model files."""
 
 from __future__ import annotations
 
@@ -86,9 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--cache-dir", help="cache folder (default: $GEMFLUX_CACHE_DIR)")
     build.add_argument("--quiet", action="store_true", help="no progress output")
 
-    from gem_flux_mcp.cli.analysis_commands import add_parsers
+    from gem_flux_mcp.cli import analysis_commands, workflow_commands
 
-    add_parsers(sub)
+    workflow_commands.add_parsers(sub)
+    analysis_commands.add_parsers(sub)
     return parser
 
 
@@ -106,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gem_flux_mcp.cli.build_command import build
 
         return build(args)
+    if args.command in {"gapfill", "fba", "reconstruct"}:
+        from gem_flux_mcp.cli.workflow_commands import run as run_workflow
+
+        return run_workflow(args)
     if args.command in {"essentiality", "phenotypes", "fva", "compare", "diagnose"}:
         from gem_flux_mcp.cli.analysis_commands import run
 

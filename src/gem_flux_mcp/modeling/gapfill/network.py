@@ -131,8 +131,10 @@ class Network:
         self.exchange_compound: dict[str, str] = {}  # reaction id -> cpd id (uptake = reverse column)
         self.sinks: set[str] = set()
         self.uptake_sign: dict[str, int] = {}  # boundary reaction -> direction that takes mass in
-        for reaction in model.reactions:
-            stoich = {m.id: c for m, c in reaction.metabolites.items()}
+        # in id order, so one model gives one LP (and one answer among equal-cost ones) however its
+        # reactions and metabolites happen to be ordered (a JSON round trip reorders them)
+        for reaction in sorted(model.reactions, key=lambda r: r.id):
+            stoich = {m.id: c for m, c in sorted(reaction.metabolites.items(), key=lambda item: item[0].id)}
             self.model_reactions.add(reaction.id)
             if len(stoich) == 1 and reaction.boundary:
                 (met, coefficient), = stoich.items()

@@ -1,0 +1,191 @@
+"""`gem-flux gapfill | fba | reconstruct`: the workflow from the shell, without a server or an
+assistant. Long steps show progress on stderr; `--json` prints the whole result for scripts, and
+`--report` keeps it in a file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gem_flux_mcp.cli.analysis_commands import _biochem, _load, _medium
+from gem_flux_mcp.cli.progress import progress_reporter
+from gem_flux_mcp.config import Settings
+from gem_flux_mcp.errors import GemFluxError
+
+DEFAULT_MEDIUM = "glucose_minimal_aerobic"
+
+
+def add_parsers(sub: Any) -> None:
+    def common(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--json", action="store_true", help="print the whole result as JSON on stdout")
+        parser.add_argument("--report", help="also write the whole result as JSON here")
+        parser.add_argument("--quiet", action="store_true", help="no progress output")
+        parser.add_argument("--data-dir", help="reference data folder (default: $GEMFLUX_DATA_DIR)")
+        parser.add_argument("--cache-dir", help="cache folder (default: $GEMFLUX_CACHE_DIR)")
+
+    media_help = ("a predefined medium (e.g. glucose_minimal_aerobic) or a medium JSON file; repeat to gapfill "
+                  "on several media in turn")
+    gap = sub.add_parser("gapfill", help="gapfill a model file on one or more media")
+    gap.add_argument("model", help="SBML (.xml) or COBRApy JSON model, e.g. from gem-flux build")
+    gap.add_argument("--media", action="append", required=True, metavar="MEDIUM", help=media_help)
+    gap.add_argument("--out", required=True, help="gapfilled model to write: .xml (SBML) or .json")
+    gap.add_argument("--template", choices=["GramNegative", "GramPositive"], default="GramNegative",
+                     help="template the added reactions come from (default GramNegative)")
+    gap.add_argument("--target-growth", type=float, default=0.01, help="growth to reach, 1/h (default 0.01)")
+    gap.add_argument("--mode", choices=["full", "atp_only", "genomescale_only"], default="full")
+    common(gap)
+
+    fba = sub.add_parser("fba", help="flux balance analysis of a model file on a medium")
+    fba.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
+    fba.add_argument("--medium", default=DEFAULT_MEDIUM, help=f"medium (default {DEFAULT_MEDIUM})")
+    fba.add_argument("--objective", default="bio1", help="objective reaction (default bio1)")
+    fba.add_argument("--pfba", action="store_true", help="parsimonious FBA (a unique flux map)")
+    fba.add_argument("--out", help="write every non-zero flux as TSV here")
+    common(fba)
+
+    rec = sub.add_parser("reconstruct", help="genome or proteome to a gapfilled, validated SBML model in one step")
+    rec.add_argument("input", metavar="GENOME_OR_PROTEOME",
+                     help="protein FASTA, genome FASTA (genes called with Prodigal), GenBank or GFF3; .gz too")
+    rec.add_argument("--template", choices=["auto", "GramNegative", "GramPositive"], default="auto",
+                     help="auto (default): Gram-negative if the genome has lipopolysaccharide genes")
+    rec.add_argument("--media", action="append", metavar="MEDIUM", help=media_help + f" (default {DEFAULT_MEDIUM})")
+    rec.add_argument("--out", required=True, help="model to write: .xml (SBML, default) or .json")
+    rec.add_argument("--model-id", help="model id (default: the input file name)")
+    rec.add_argument("--gene-calling", choices=["auto", "single", "meta"], default="auto",
+                     help="Prodigal mode for a genome (auto: single for 100 kb or more)")
+    common(rec)
+
+
+def run(args: argparse.Namespace) -> int:
+    commands: dict[str, Callable[[argparse.Namespace, Settings, float], dict[str, Any]]] = {
+        "gapfill": _gapfill, "fba": _fba, "reconstruct": _reconstruct}
+    started = time.perf_counter()
+    try:
+        settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
+        result = commands[args.command](args, settings, started)
+    except GemFluxError as exc:
+        print(f"gem-flux {args.command}: {exc.code}: {exc.message}", file=sys.stderr)
+        for hint in exc.suggestions:
+            print(f"  - {hint}", file=sys.stderr)
+        return 1
+    lines = result.pop("lines")
+    result["wall_s"] = round(time.perf_counter() - started, 2)
+    if args.report:
+        Path(args.report).write_text(json.dumps(result, indent=1, default=str) + "\n")
+    if args.json:
+        print(json.dumps(result, indent=1, default=str))
+    else:
+        for line in lines:
+            print(line)
+    return 0
+
+
+def _media(names: list[str] | None, settings: Settings) -> dict[str, dict[str, tuple[float, float]]]:
+    media: dict[str, dict[str, tuple[float, float]]] = {}
+    for text in names or [DEFAULT_MEDIUM]:
+        name, medium = _medium(text, settings)
+        media[name] = medium
+    return media
+
+
+def _write(model: Any, out: Path) -> dict[str, Any]:
+    from gem_flux_mcp.modeling import model_io
+
+    fmt = model_io.detect_format(out, None)
+    size = model_io.write_model(model, out, fmt)
+    return {"model_file": str(out), "format": fmt, "size_bytes": size}
+
+
+def _gapfill_lines(steps: list[Any]) -> list[str]:
+    return [f"  {s.medium}: growth {s.growth_before:.3g} → {s.growth_after:.3g} /h, {s.reactions_added} reactions "
+            f"added, quality checks {'passed' if s.quality_checks_passed else 'FAILED'} ({s.seconds:.1f} s)"
+            for s in steps]
+
+
+def _gapfill(args: argparse.Namespace, settings: Settings, started: float) -> dict[str, Any]:
+    from gem_flux_mcp.modeling.model_io import detect_format
+    from gem_flux_mcp.modeling.reconstruct import gapfill_in_turn
+
+    out = Path(args.out)
+    detect_format(out, None)  # a bad --out fails now, not after the work
+    media = _media(args.media, settings)
+    model = _load(args.model)
+    with progress_reporter("gapfill", quiet=args.quiet, started=started) as progress:
+        gapfilled, steps = gapfill_in_turn(model, media, args.template, settings.data_dir, _biochem(settings),
+                                           target_growth=args.target_growth, mode=args.mode, progress=progress)
+    written = _write(gapfilled, out)
+    added = sum(s.reactions_added for s in steps)
+    return {
+        "model_id": gapfilled.id, **written, "template": args.template,
+        "gapfills": [{"medium": s.medium, **s.report} for s in steps],
+        "lines": [f"gapfilled {args.model} on {len(steps)} medium/media: {added} reactions added",
+                  *_gapfill_lines(steps), f"wrote {written['model_file']} ({len(gapfilled.reactions)} reactions)"],
+    }
+
+
+def _fba(args: argparse.Namespace, settings: Settings, started: float) -> dict[str, Any]:
+    from gem_flux_mcp.modeling import fba, media
+
+    biochem = _biochem(settings)
+    name, medium = _medium(args.medium, settings)
+    model = _load(args.model)
+    exchanges, report = media.put_on_medium(model, medium, biochem)
+    objective = fba.check_objective(model, args.objective, model.id or "model")
+    result = fba.run_fba(model, model_id=model.id or Path(args.model).stem, media_id=name, objective=objective,
+                         maximize=True, flux_threshold=1e-6, pfba=args.pfba, exchanges=exchanges,
+                         names=fba.NameLookup(biochem.reaction_names, biochem.compound_names), is_draft=False)
+    result["media_compounds_without_exchange"] = report.missing
+    lines = [f"{objective} on {name}: {result['objective_value']:.6g} ({result['method']}, {result['solver']})",
+             f"  {result['interpretation']['metabolism_type']}; carbon sources: "
+             f"{', '.join(result['interpretation'].get('carbon_sources', [])) or 'none'}"]
+    if args.out:
+        from gem_flux_mcp.services.tables import write_tsv
+
+        rows = [{"reaction": rid, "flux": flux} for rid, flux in result["fluxes"].items()]
+        written = write_tsv(Path(args.out), ("reaction", "flux"), rows)
+        lines.append(f"wrote {written['rows']} fluxes to {written['path']}")
+    return {**result, "lines": lines}
+
+
+def _reconstruct(args: argparse.Namespace, settings: Settings, started: float) -> dict[str, Any]:
+    from gem_flux_mcp.modeling.build import BuildOptions
+    from gem_flux_mcp.modeling.inputs import read_proteins_file
+    from gem_flux_mcp.modeling.model_io import detect_format
+    from gem_flux_mcp.modeling.reconstruct import reconstruct
+
+    out = Path(args.out)
+    source = Path(args.input)
+    detect_format(out, None)
+    media = _media(args.media, settings)
+    found = read_proteins_file(source, "auto", args.gene_calling, "input")
+    biochem = _biochem(settings)
+    model_id = args.model_id or Path(source.name.removesuffix(".gz")).stem
+    with progress_reporter("reconstruct", quiet=args.quiet, started=started) as progress:
+        for warning in found.warnings:
+            progress("read", 0.0, warning)
+        result = reconstruct(model_id, found.proteins, media, template=args.template, data_dir=settings.data_dir,
+                             cache_dir=settings.cache_dir, biochem=biochem, options=BuildOptions(),
+                             progress=progress)
+    written = _write(result.model, out)
+    summary = result.summary()
+    growth = ", ".join(f"{name} {rate:.3g} /h" for name, rate in result.growth.items())
+    return {
+        "input": found.report, "warnings": found.warnings, **summary, **written,
+        "gapfill_reports": [s.report for s in result.gapfills],
+        "lines": [
+            f"{source.name}: {found.report['num_proteins']} proteins"
+            + (f" ({found.report['genes_called']} genes called)" if "genes_called" in found.report else "")
+            + (f", {found.report['num_skipped']} skipped" if found.report["num_skipped"] else ""),
+            f"template {result.template}: {result.template_reason}",
+            f"draft: {summary['draft'].get('num_reactions')} reactions, {summary['draft'].get('num_genes')} genes",
+            *_gapfill_lines(result.gapfills),
+            f"growth: {growth}",
+            f"wrote {written['model_file']}: {summary['num_reactions']} reactions, {summary['num_genes']} genes "
+            f"(build {result.timings['build']:.1f} s, gapfill {result.timings['gapfill']:.1f} s)",
+        ],
+    }

@@ -1,0 +1,141 @@
+"""Genome to gapfilled model in one call (the command line's `reconstruct`, a batch's task):
+the template chosen from the genome when asked, the draft gapfilled on each medium in turn, growth
+checked on every medium at the end. Plain functions on COBRApy models, as in a notebook."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gem_flux_mcp.errors import GemFluxError
+
+from .build import BuildOptions, BuildResult, build_draft, describe_draft
+from .gram import GramCall, gram_from_draft
+from .inputs import Protein
+
+if TYPE_CHECKING:
+    import cobra
+
+    from .bigg_match import Aliases
+    from .gapfill import AtpCorrection
+
+Medium = Mapping[str, tuple[float, float]]
+Progress = Callable[[str, float, str], None]
+TEMPLATE_CHOICES = ("auto", "GramNegative", "GramPositive")
+
+
+def _quiet(stage: str, fraction: float, message: str) -> None:
+    return None
+
+
+def _scaled(progress: Progress, start: float, end: float) -> Progress:
+    return lambda stage, fraction, message: progress(stage, start + (end - start) * fraction, message)
+
+
+@dataclass
+class GapfillStep:
+    medium: str
+    growth_before: float
+    growth_after: float
+    reactions_added: int
+    quality_checks_passed: bool
+    seconds: float
+    report: dict[str, Any]
+
+
+@dataclass
+class Reconstruction:
+    model: cobra.Model
+    template: str
+    template_reason: str
+    draft: dict[str, Any]
+    gapfills: list[GapfillStep] = field(default_factory=list)
+    growth: dict[str, float] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "model_id": self.model.id, "template": self.template, "template_reason": self.template_reason,
+            "num_reactions": len(self.model.reactions), "num_metabolites": len(self.model.metabolites),
+            "num_genes": len(self.model.genes),
+            "draft": {k: self.draft[k] for k in ("num_reactions", "num_genes") if k in self.draft},
+            "gapfills": [{"medium": g.medium, "growth_before": g.growth_before, "growth_after": g.growth_after,
+                          "reactions_added": g.reactions_added, "quality_checks_passed": g.quality_checks_passed,
+                          "seconds": g.seconds} for g in self.gapfills],
+            "growth": self.growth, "timings_s": self.timings,
+        }
+
+
+def build_with_template(model_id: str, proteins: list[Protein], template: str, options: BuildOptions,
+                        data_dir: Path, cache_dir: Path, aliases: Aliases,
+                        progress: Progress = _quiet) -> tuple[BuildResult, GramCall | None]:
+    """A draft with the given template; for 'auto', a Gram-negative draft whose lipopolysaccharide
+    genes decide, rebuilt with the Gram-positive template when there are none."""
+    if template != "auto":
+        return build_draft(model_id, proteins, replace(options, template=template), data_dir, cache_dir, aliases,
+                           progress=progress), None
+    first = build_draft(model_id, proteins, replace(options, template="GramNegative"), data_dir, cache_dir, aliases,
+                        progress=_scaled(progress, 0.0, 0.5))
+    call = gram_from_draft(first.model, aliases)
+    if call.template == "GramNegative":
+        return first, call
+    progress("assemble", 0.5, "no outer-membrane genes: rebuilding with the GramPositive template")
+    return build_draft(model_id, proteins, replace(options, template="GramPositive"), data_dir, cache_dir, aliases,
+                       progress=_scaled(progress, 0.5, 1.0)), call
+
+
+def gapfill_in_turn(model: cobra.Model, media: Mapping[str, Medium], template: str, data_dir: Path, biochem: Any,
+                    target_growth: float = 0.01, mode: str = "full", progress: Progress = _quiet
+                    ) -> tuple[cobra.Model, list[GapfillStep]]:
+    """Gapfill on each medium in turn, each on the result of the last (the ATP correction of the
+    first reused); a medium the model already grows on adds nothing."""
+    from . import gapfill, gapfill_report
+
+    steps: list[GapfillStep] = []
+    atp: AtpCorrection | None = None
+    current = model
+    for number, (name, medium) in enumerate(media.items()):
+        started = time.perf_counter()
+        share = _scaled(progress, number / len(media), (number + 1) / len(media))
+        options = gapfill.GapfillOptions(target_growth=target_growth, mode=mode)
+        try:
+            run = gapfill.gapfill_from_data(current, dict(medium), options, template_name=template,
+                                            data_dir=data_dir, biochem=biochem, previous_atp=atp, progress=share)
+        except GemFluxError as exc:
+            if len(media) > 1:  # say which medium of several failed
+                exc.message = f"Gapfilling on medium {name} (number {number + 1} of {len(media)}): {exc.message}"
+                exc.details = {**exc.details, "medium": name, "media_done": [s.medium for s in steps]}
+            raise
+        report = gapfill_report.describe(run, biochem.reaction_details, target_growth)
+        atp = run.atp or atp
+        current = run.model
+        steps.append(GapfillStep(name, report["growth_rate_before"], report["growth_rate_after"],
+                                 len(report["reactions_added"]), bool(report["quality_checks"]["all_passed"]),
+                                 round(time.perf_counter() - started, 2), report))
+    return current, steps
+
+
+def reconstruct(model_id: str, proteins: list[Protein], media: Mapping[str, Medium], *, template: str,
+                data_dir: Path, cache_dir: Path, biochem: Any, options: BuildOptions | None = None,
+                progress: Progress = _quiet) -> Reconstruction:
+    from .gapfill import growth_on
+    from .gapfill.run import pick_objective
+
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    built, call = build_with_template(model_id, proteins, template, options or BuildOptions(), data_dir, cache_dir,
+                                      biochem, progress=_scaled(progress, 0.0, 0.4))
+    chosen = call.template if call else template
+    timings["build"] = round(time.perf_counter() - started, 2)
+    draft = describe_draft(built.model, chosen, built.annotation)
+    model, steps = gapfill_in_turn(built.model, media, chosen, data_dir, biochem,
+                                   progress=_scaled(progress, 0.4, 0.95))
+    timings["gapfill"] = round(time.perf_counter() - started - timings["build"], 2)
+    objective = pick_objective(model)
+    growth = {name: round(growth_on(model, medium, objective), 6) for name, medium in media.items()}
+    timings["total"] = round(time.perf_counter() - started, 2)
+    return Reconstruction(model, chosen, call.reason if call else f"{template} as requested", draft, steps, growth,
+                          timings)
