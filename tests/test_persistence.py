@@ -149,7 +149,7 @@ async def test_ten_concurrent_clients_fifty_calls_each(server_env: dict[str, str
                 group.start_soon(client_run, n)
         assert failures == []
         async with http_client(url, "legacy") as check:
-            media = await _ok(check, "list_media", {})
+            media = await _ok(check, "list_media", {"limit": 500})
             mine = {m["media_id"] for m in media["media"] if not m["is_predefined"]}
             assert mine == {*built, "shared_medium"} and len(built) == 100
             detail = await _ok(check, "get_model", {"model_id": model_id, "include_predictions": True,

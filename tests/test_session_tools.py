@@ -10,6 +10,7 @@ import libsbml
 import pytest
 from cobra.io import save_json_model, write_sbml_model
 
+from conftest import REPO
 from mcp_client import call, in_process_client, stdio_client
 from models import TEXTBOOK_MEDIUM, apply_medium_directly, modelseed_core_model, predefined_medium, textbook
 
@@ -19,9 +20,11 @@ GLUCOSE_AEROBIC = "glucose_minimal_aerobic"
 @pytest.mark.anyio
 async def test_media_round_trip(server_env: dict[str, str], data_dir: Path) -> None:
     async with in_process_client(server_env) as client:
-        listed = await call(client, "list_media", {})
+        listed = await call(client, "list_media", {"limit": 500})
         predefined = {m["media_id"] for m in listed["media"] if m["is_predefined"]}
-        assert predefined == {p.stem for p in (data_dir / "media").glob("*.json")}
+        # the data folder's media and the library shipped with the package
+        assert predefined == {p.stem for p in (data_dir / "media").glob("*.json")} | {
+            p.stem for p in (REPO / "src" / "gem_flux_mcp" / "data" / "media").glob("*.json")}
         assert listed["user_created_media"] == 0
         built = await call(client, "build_media", {
             "compounds": ["cpd00027", " CPD00007 ", "cpd00001"], "default_uptake": 10,
@@ -35,10 +38,11 @@ async def test_media_round_trip(server_env: dict[str, str], data_dir: Path) -> N
         assert named["media_id"] == "just_glucose"
         listed = await call(client, "list_media", {})
         assert listed["user_created_media"] == 2 and listed["total_media"] == len(predefined) + 2
-        mine = next(m for m in listed["media"] if m["media_id"] == built["media_id"])
+        assert [m["media_id"] for m in listed["media"][:2]] == [built["media_id"], "just_glucose"]  # yours first
+        mine = listed["media"][0]
         assert mine["compounds_preview"][0] == {"id": "cpd00027", "name": "D-Glucose"}
-        assert mine["is_predefined"] is False and mine["media_name"] is None
-        stamps = [m["created_at"] for m in listed["media"]]
+        assert mine["is_predefined"] is False and mine["media_name"] is None and mine["category"] == "built by you"
+        stamps = [m["created_at"] for m in listed["media"] if not m["is_predefined"]]
         assert stamps == sorted(stamps)
         await call(client, "delete_media", {"media_id": GLUCOSE_AEROBIC}, error="PREDEFINED_MEDIA_IMMUTABLE")
         await call(client, "delete_media", {"media_id": "just_glucose"})

@@ -50,7 +50,9 @@ def build(args: argparse.Namespace) -> int:
         result = build_draft(model_id, proteins, options, settings.data_dir, settings.cache_dir, biochem,
                              progress=progress)
         progress("store", 0.95, f"writing {out}")
-        model_io.write_model(result.model, out, fmt)
+        from gem_flux_mcp.modeling.sbml.annotations import model_annotations
+
+        model_io.write_model(result.model, out, fmt, model_annotations(result.model, biochem))
     except GemFluxError as exc:
         print(f"gem-flux build: {exc.code}: {exc.message}", file=sys.stderr)
         for hint in exc.suggestions:

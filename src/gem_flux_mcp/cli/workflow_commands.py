@@ -93,12 +93,15 @@ def _media(names: list[str] | None, settings: Settings) -> dict[str, dict[str, t
     return media
 
 
-def _write(model: Any, out: Path) -> dict[str, Any]:
+def _write(model: Any, out: Path, biochem: Any) -> dict[str, Any]:
+    """Written as export_model writes it: checked, with identifiers.org annotations and SBO terms."""
     from gem_flux_mcp.modeling import model_io
+    from gem_flux_mcp.modeling.sbml.annotations import model_annotations
 
     fmt = model_io.detect_format(out, None)
-    size = model_io.write_model(model, out, fmt)
-    return {"model_file": str(out), "format": fmt, "size_bytes": size}
+    written = model_io.export_model_file(model, out, fmt, model_annotations(model, biochem))
+    return {"model_file": str(out), "format": fmt, "size_bytes": written.size_bytes,
+            "export_warnings": written.warnings}
 
 
 def _gapfill_lines(steps: list[Any]) -> list[str]:
@@ -115,10 +118,11 @@ def _gapfill(args: argparse.Namespace, settings: Settings, started: float) -> di
     detect_format(out, None)  # a bad --out fails now, not after the work
     media = _media(args.media, settings)
     model = _load(args.model)
+    biochem = _biochem(settings)
     with progress_reporter("gapfill", quiet=args.quiet, started=started) as progress:
-        gapfilled, steps = gapfill_in_turn(model, media, args.template, settings.data_dir, _biochem(settings),
+        gapfilled, steps = gapfill_in_turn(model, media, args.template, settings.data_dir, biochem,
                                            target_growth=args.target_growth, mode=args.mode, progress=progress)
-    written = _write(gapfilled, out)
+    written = _write(gapfilled, out, biochem)
     added = sum(s.reactions_added for s in steps)
     return {
         "model_id": gapfilled.id, **written, "template": args.template,
@@ -171,7 +175,7 @@ def _reconstruct(args: argparse.Namespace, settings: Settings, started: float) -
         result = reconstruct(model_id, found.proteins, media, template=args.template, data_dir=settings.data_dir,
                              cache_dir=settings.cache_dir, biochem=biochem, options=BuildOptions(),
                              progress=progress)
-    written = _write(result.model, out)
+    written = _write(result.model, out, biochem)
     summary = result.summary()
     growth = ", ".join(f"{name} {rate:.3g} /h" for name, rate in result.growth.items())
     return {

@@ -6,16 +6,19 @@ import logging
 import os
 import tempfile
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.error_codes import ErrorCode
-from gem_flux_mcp.errors import LibraryError, ValidationError
+from gem_flux_mcp.errors import GemFluxError, LibraryError, ValidationError
 from gem_flux_mcp.fsutil import fsync_dir
 from gem_flux_mcp.modeling.media import exchange_reactions
 
 if TYPE_CHECKING:  # COBRApy takes ~2 s to import; modules import it where first used
     import cobra
+
+    from gem_flux_mcp.modeling.sbml.annotations import ModelAnnotations
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +48,12 @@ def detect_format(path: Path, requested: str | None) -> str:
 
 def read_model(path: Path, fmt: str) -> cobra.Model:
     """Load an SBML or COBRApy JSON model; any parse failure becomes MODEL_PARSE_ERROR."""
-    from cobra.io import load_json_model, read_sbml_model
+    from cobra.io import load_json_model
+
+    from gem_flux_mcp.modeling.sbml.document import read_sbml
 
     try:
-        model = read_sbml_model(str(path)) if fmt == "sbml" else load_json_model(str(path))
+        model = read_sbml(path)[0] if fmt == "sbml" else load_json_model(str(path))
     except Exception as exc:  # libsbml and json raise many kinds of errors
         raise ValidationError(
             ErrorCode.MODEL_PARSE_ERROR,
@@ -64,31 +69,64 @@ def read_model(path: Path, fmt: str) -> cobra.Model:
 EXPORT_FILE_MODE = 0o644
 
 
-def write_model(model: cobra.Model, path: Path, fmt: str) -> int:
-    """Write atomically: a temp file beside the target, then rename. Returns the size in bytes."""
-    from cobra.io import save_json_model, write_sbml_model
+@dataclass(frozen=True)
+class WrittenModel:
+    size_bytes: int
+    warnings: list[str]  # what was changed so that the format can hold it (e.g. formulas left out)
+
+
+def write_model(model: cobra.Model, path: Path, fmt: str, annotations: ModelAnnotations | None = None) -> int:
+    """`export_model_file` for callers that only need the size in bytes."""
+    return export_model_file(model, path, fmt, annotations).size_bytes
+
+
+def export_model_file(model: cobra.Model, path: Path, fmt: str,
+                      annotations: ModelAnnotations | None = None) -> WrittenModel:
+    """Write `model` (unchanged itself) with `annotations` merged in, atomically: a temp file
+    beside the target, checked (modeling/sbml/validate.py: libsbml finds no error or warning and
+    reading the file back gives the same model), then renamed. A check that fails is
+    MODEL_EXPORT_LOST_CONTENT and nothing is written."""
+    from cobra.io import save_json_model
+
+    from gem_flux_mcp.modeling.sbml import validate
+    from gem_flux_mcp.modeling.sbml.document import write_sbml
+    from gem_flux_mcp.modeling.sbml.sanitize import export_copy
 
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.fchmod(fd, EXPORT_FILE_MODE)  # mkstemp makes 0600; an exported model is for others to read
     os.close(fd)
     tmp = Path(tmp_name)
+    copy = None
+    warnings: list[str] = []
     try:
+        copy = export_copy(model, annotations, sbml=fmt == "sbml")
+        warnings = copy.warnings
         if fmt == "sbml":
-            write_sbml_model(model, str(tmp))
+            problems = [f"COBRApy writing: {m}" for m in write_sbml(copy.model, tmp)]
+            problems += validate.sbml_file_problems(tmp, copy.model)
         else:
-            save_json_model(model, str(tmp))
+            save_json_model(copy.model, str(tmp))
+            problems = validate.json_file_problems(tmp, copy.model)
+        if problems:
+            raise validate.lost_content_error(problems, path, fmt)
         with tmp.open("rb+") as handle:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
         fsync_dir(path.parent)
+    except GemFluxError:
+        tmp.unlink(missing_ok=True)
+        raise
     except Exception as exc:
         tmp.unlink(missing_ok=True)
         raise LibraryError(
             ErrorCode.MODEL_EXPORT_ERROR, f"Could not write the model as {fmt.upper()}: {str(exc)[:300]}",
             details={"path": str(path), "format": fmt},
         ) from exc
-    return path.stat().st_size
+    finally:
+        if copy is not None:
+            release_model(copy.model)
+    return WrittenModel(path.stat().st_size, warnings)
 
 
 def summarize(model: cobra.Model) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from starlette.middleware import Middleware
 from gem_flux_mcp import CONTRACT_VERSION, __version__
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
-from gem_flux_mcp.server import access, dashboard, runtime
+from gem_flux_mcp.server import access, dashboard, model_resources, runtime
 from gem_flux_mcp.server.arguments import ArgumentErrorMiddleware
 from gem_flux_mcp.server.dependencies import RESOURCES
 from gem_flux_mcp.server.http_guards import RequestGuard
@@ -80,6 +80,7 @@ def create_app(resources: Resources | None = None, *, with_dashboard: bool = Fal
     build.register(mcp)
     gapfill.register(mcp)
     analysis.register(mcp)
+    model_resources.register(mcp)
     if with_dashboard and resources is not None:
         source = dashboard.DashboardSource(
             store=resources.store, recorder=lambda: recorder, tools=dashboard.tool_lister(mcp),

@@ -25,6 +25,7 @@ from gem_flux_mcp.modeling.inputs import check_gene_calling
 from gem_flux_mcp.modeling.media import check_compounds_list, check_default_uptake
 from gem_flux_mcp.modeling.variability import check_fraction
 from gem_flux_mcp.server.envelope import error_result
+from gem_flux_mcp.services import media as media_service
 from gem_flux_mcp.services import phenotypes
 from gem_flux_mcp.services.essentiality import check_threshold
 from gem_flux_mcp.services.fba import check_flux_threshold
@@ -36,7 +37,12 @@ MAX_TEXT_CHARS = 10_000  # any one string argument
 MAX_ITEMS = 20_000  # entries of any one list or object argument
 MAX_REPORTED_PROBLEMS = 10  # an error lists at most this many argument problems
 # protein sequences come as {id: sequence}: a proteome has thousands, the longest proteins ~35 k residues
-LARGE_ARGUMENTS = {"protein_sequences": (200_000, 100_000)}  # argument -> (max entries, max chars per value)
+# files sent inline (build_model, import_model): a 10 Mb genome's GenBank is ~25 MB of text, far
+# less gzipped and base64-encoded
+MAX_INLINE_CHARS = 32_000_000
+LARGE_ARGUMENTS = {"protein_sequences": (200_000, 100_000),  # argument -> (max entries, max chars per value)
+                   "fasta_content": (1, MAX_INLINE_CHARS), "genome_content": (1, MAX_INLINE_CHARS),
+                   "file_content": (1, MAX_INLINE_CHARS)}
 
 
 # The one table from a tool argument whose constraints the input schema publishes (ranges, enums,
@@ -47,6 +53,8 @@ ARGUMENT_CHECKS: dict[tuple[str, str], Callable[[Any], object]] = {
     ("search_reactions", "limit"): check_search_limit,
     ("build_media", "compounds"): check_compounds_list,
     ("build_media", "default_uptake"): check_default_uptake,
+    ("list_media", "name"): media_service.check_name_filter,
+    ("list_media", "compound"): media_service.check_compound_filter,
     ("get_model", "limit"): check_limit,
     ("get_model", "gapfill_reactions_offset"): check_offset,
     ("run_fba", "flux_threshold"): check_flux_threshold,

@@ -109,6 +109,7 @@ HINTS: dict[ErrorCode, Hint] = {
         ("Call list_models to see the model ids of this workspace.",
          "Model ids are case-sensitive and include the state suffix, e.g. 'E_coli.draft.gf'."),
         ("list_models", "build_model", "import_model"), _call("list_models")),
+    ErrorCode.INVALID_MEDIA_FILTER: Hint((), ("list_media", "search_compounds")),
     ErrorCode.MEDIA_NOT_FOUND: Hint(
         ("Call list_media to see the media of this workspace (predefined media included).",),
         ("list_media", "build_media"), _call("list_media")),
@@ -118,6 +119,10 @@ HINTS: dict[ErrorCode, Hint] = {
     ErrorCode.MODEL_FILE_CORRUPT: Hint(
         ("The model cannot be loaded. Delete it with delete_model and rebuild or re-import it.",),
         ("delete_model", "build_model", "import_model"), _call("delete_model", model_id="{model_id}")),
+    ErrorCode.MODEL_EXPORT_LOST_CONTENT: Hint(
+        ("export_model(format='json') keeps everything COBRApy holds; details.problems lists what SBML lost.",
+         "Objects named in details.problems can be changed with revise_model before exporting again."),
+        ("export_model", "revise_model", "get_model")),
     ErrorCode.DUPLICATE_NAME: Hint(
         ("Or delete the existing model first with delete_model(model_id='{existing_model_id}').",
          "Or delete the existing medium first with delete_media(media_id='{existing_media_id}')."),

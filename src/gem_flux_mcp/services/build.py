@@ -4,6 +4,7 @@ stored with its annotation evidence."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from gem_flux_mcp.data.templates import check_template_name
@@ -15,7 +16,9 @@ from gem_flux_mcp.modeling.inputs import (
     check_gene_calling,
     check_not_nucleotides,
     clean_proteins,
+    proteins_from_text,
     read_proteins_file,
+    text_of_content,
 )
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.jobs import BuildJob, BuiltDraft
@@ -23,15 +26,29 @@ from gem_flux_mcp.services.workspace import Workspace, model_info
 from gem_flux_mcp.store.serialization import SerializedModel
 
 
-def read_proteins(protein_sequences: object, fasta_file_path: object, genome_file_path: object,
-                  gene_calling: object, resolve: Callable[[object, str], Path]) -> ProteinInput:
+@dataclass(frozen=True)
+class BuildInputs:
+    """The ways build_model is given its sequences; exactly one is used."""
+
+    protein_sequences: object = None
+    fasta_file_path: object = None
+    genome_file_path: object = None
+    fasta_content: object = None  # a protein FASTA sent inline (a client on another machine)
+    genome_content: object = None
+    content_encoding: object = "text"
+
+    def given(self) -> list[str]:
+        return [name for name in ("protein_sequences", "fasta_file_path", "genome_file_path", "fasta_content",
+                                  "genome_content") if getattr(self, name) is not None]
+
+
+def read_proteins(inputs: BuildInputs, gene_calling: object, resolve: Callable[[object, str], Path]) -> ProteinInput:
     """Proteins from exactly one input: inline sequences, a protein FASTA, or a genome (contigs,
-    GenBank, GFF3; genes called with Prodigal when it has no CDS features). `resolve(path, param)`
-    turns the user's path into an allowed one (the caller's file area). Sequences that cannot be a
-    protein are skipped and listed, not refused. Can take seconds (gene calling): call it off the
-    event loop."""
-    given = [name for name, value in (("protein_sequences", protein_sequences), ("fasta_file_path", fasta_file_path),
-                                      ("genome_file_path", genome_file_path)) if value is not None]
+    GenBank, GFF3; genes called with Prodigal when it has no CDS features), as a path or as inline
+    content. `resolve(path, param)` turns the user's path into an allowed one (the caller's file
+    area). Sequences that cannot be a protein are skipped and listed, not refused. Can take seconds
+    (gene calling): call it off the event loop."""
+    given = inputs.given()
     if len(given) > 1:
         raise ValidationError(
             ErrorCode.BOTH_INPUTS_PROVIDED, f"Give one input, not {' and '.join(given)}.",
@@ -40,14 +57,28 @@ def read_proteins(protein_sequences: object, fasta_file_path: object, genome_fil
     if not given:
         raise ValidationError(
             ErrorCode.NO_INPUT_PROVIDED,
-            "No input given: pass protein_sequences, fasta_file_path (proteins) or genome_file_path (a genome).",
+            "No input given: pass protein_sequences, fasta_file_path or fasta_content (proteins), or "
+            "genome_file_path or genome_content (a genome).",
             example_call={"tool": "build_model", "arguments": {"fasta_file_path": "genome.faa"}},
         )
     mode = check_gene_calling(gene_calling)
-    if fasta_file_path is not None:
-        return read_proteins_file(resolve(fasta_file_path, "fasta_file_path"), "proteins", mode, "fasta_file_path")
-    if genome_file_path is not None:
-        return read_proteins_file(resolve(genome_file_path, "genome_file_path"), "genome", mode, "genome_file_path")
+    if inputs.fasta_file_path is not None:
+        return read_proteins_file(resolve(inputs.fasta_file_path, "fasta_file_path"), "proteins", mode,
+                                  "fasta_file_path")
+    if inputs.genome_file_path is not None:
+        return read_proteins_file(resolve(inputs.genome_file_path, "genome_file_path"), "genome", mode,
+                                  "genome_file_path")
+    for name, expected in (("fasta_content", "proteins"), ("genome_content", "genome")):
+        content = getattr(inputs, name)
+        if content is not None:
+            if not isinstance(content, str) or not content.strip():
+                raise ValidationError(ErrorCode.INVALID_ARGUMENTS, f"{name} must be the file's text (or base64).",
+                                      details={"parameter": name})
+            text = text_of_content(content, str(inputs.content_encoding), name)
+            found = proteins_from_text(text, name, expected, mode, name)  # type: ignore[arg-type]
+            found.report["inline"] = True
+            return found
+    protein_sequences = inputs.protein_sequences
     if not isinstance(protein_sequences, dict):
         raise ValidationError(ErrorCode.INVALID_PROTEIN_SEQUENCES,
                               "protein_sequences must be an object {id: sequence}.",

@@ -3,6 +3,7 @@ from and export to files."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -133,7 +134,34 @@ def _lineage(ws: Workspace, row: ModelRow) -> list[tuple[str, str | None]]:
     return chain
 
 
-def import_model(ws: Workspace, path: Path, model_name: object = None, fmt: object = None) -> results.ImportModelResult:
+def import_model_content(ws: Workspace, content: object, encoding: object, model_name: object = None,
+                         fmt: object = None) -> results.ImportModelResult:
+    """A model file sent inline (text or base64; SBML or JSON, told by `fmt` or by its first
+    character), for a client that cannot put files on the server's disk."""
+    from gem_flux_mcp.modeling.inputs import text_of_content
+
+    if not isinstance(content, str) or not content.strip():
+        raise ValidationError(ErrorCode.INVALID_ARGUMENTS, "file_content must be the model file's text (or base64).",
+                              details={"parameter": "file_content"})
+    text = text_of_content(content, str(encoding), "file_content")
+    if isinstance(fmt, str) and fmt.strip():
+        file_format = model_io.detect_format(Path("inline"), fmt)
+    elif text.lstrip().startswith("<"):
+        file_format = "sbml"
+    elif text.lstrip().startswith("{"):
+        file_format = "json"
+    else:
+        raise ValidationError(ErrorCode.UNSUPPORTED_FORMAT, "file_content is neither SBML (XML) nor COBRApy JSON.",
+                              details={"starts_with": text.lstrip()[:40]},
+                              suggestions=["Send the model file as it is, or pass format='sbml' or 'json'."])
+    with tempfile.TemporaryDirectory(prefix="gemflux-import-") as folder:
+        path = Path(folder) / f"inline.{'xml' if file_format == 'sbml' else 'json'}"
+        path.write_text(text, encoding="utf-8")
+        return import_model(ws, path, model_name, file_format, imported_from="inline content")
+
+
+def import_model(ws: Workspace, path: Path, model_name: object = None, fmt: object = None,
+                 imported_from: str | None = None) -> results.ImportModelResult:
     """`path` is already resolved and allowed (the caller's file area)."""
     file_format = model_io.detect_format(path, fmt if isinstance(fmt, str) else None)
     model = model_io.read_model(path, file_format)
@@ -142,7 +170,7 @@ def import_model(ws: Workspace, path: Path, model_name: object = None, fmt: obje
     try:
         row = ws.store.add_model(ws.workspace_id, model_id, model, model_name=name, source="imported",
                                  template=None, derived_from=None,
-                                 extra={"imported_from": path.name, "original_id": model.id})
+                                 extra={"imported_from": imported_from or path.name, "original_id": model.id})
         summary = model_io.summarize(model)
     finally:
         model_io.release_model(model)  # stored as a file; the next checkout loads it
@@ -155,9 +183,29 @@ def import_model(ws: Workspace, path: Path, model_name: object = None, fmt: obje
 
 def export_model(ws: Workspace, model_id: object, path: Path, fmt: object = None) -> results.ExportModelResult:
     """`path` is already resolved and allowed for writing (the caller's file area)."""
+    from gem_flux_mcp.modeling.sbml.annotations import model_annotations
+
     key = model_key(model_id)
     file_format = model_io.detect_format(path, fmt if isinstance(fmt, str) else None)
     with ws.store.checkout(ws.workspace_id, key) as model:
-        size = model_io.write_model(model, path, file_format)
+        annotations = model_annotations(model, ws.biochem)  # identifiers.org and SBO, from the database
+        written = model_io.export_model_file(model, path, file_format, annotations)
     return results.ExportModelResult.model_validate(
-        {"success": True, "model_id": key, "file_path": str(path), "format": file_format, "size_bytes": size})
+        {"success": True, "model_id": key, "file_path": str(path), "format": file_format,
+         "size_bytes": written.size_bytes, "resource_uri": model_resource_uri(key, file_format),
+         "warnings": written.warnings})
+
+
+def model_resource_uri(model_id: str, fmt: str) -> str:
+    """The MCP resource a stored model is served as (server/model_resources.py)."""
+    return f"gemflux://models/{model_id}/{fmt}"
+
+
+def model_file_text(ws: Workspace, model_id: object, fmt: str) -> str:
+    """A stored model's file as export_model writes it (same checks), as text: the content of
+    the model resources, for clients that cannot read the server's disk."""
+    key = model_key(model_id)
+    with tempfile.TemporaryDirectory(prefix="gemflux-resource-") as folder:
+        path = Path(folder) / f"model.{'xml' if fmt == 'sbml' else 'json'}"
+        export_model(ws, key, path, fmt)
+        return path.read_text(encoding="utf-8")

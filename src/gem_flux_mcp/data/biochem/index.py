@@ -23,6 +23,7 @@ from gem_flux_mcp.data.biochem.queries import (
     MODEL_SUFFIX,
     RARE_CAP,
     REACTION_ID,
+    SKIP_XREF_SOURCES,
     WORD,
     Hit,
     fts_phrase,
@@ -165,6 +166,31 @@ class BiochemIndex:
                 # the index is case-folded; BiGG ids are not
                 if shown[len(prefix):] == value:
                     found.setdefault(value, set()).add(rid)
+        return found
+
+    def compound_cross_references(self, ids: Iterable[str]) -> dict[str, dict[str, list[str]]]:
+        """{compound id: {source: [external ids]}} from the aliases column (synonyms left out),
+        with the InChIKey as source 'InChIKey'; ids not in the database are absent."""
+        found: dict[str, dict[str, list[str]]] = {}
+        for row in _rows_in(self._connect(), "SELECT id, aliases_json, inchikey FROM compounds WHERE id IN ({marks})",
+                            ids):
+            references = {k: list(v) for k, v in json.loads(row[1] or "{}").items() if k not in SKIP_XREF_SOURCES}
+            if row[2]:
+                references["InChIKey"] = [str(row[2])]
+            found[str(row[0])] = references
+        return found
+
+    def reaction_cross_references(self, ids: Iterable[str]) -> dict[str, dict[str, list[str]]]:
+        """{reaction id: {source: [external ids]}} from the aliases column (synonyms left out),
+        with the EC numbers as source 'EC'; ids not in the database are absent."""
+        found: dict[str, dict[str, list[str]]] = {}
+        for row in _rows_in(self._connect(), "SELECT id, aliases_json, ec_json FROM reactions WHERE id IN ({marks})",
+                            ids):
+            references = {k: list(v) for k, v in json.loads(row[1] or "{}").items() if k not in SKIP_XREF_SOURCES}
+            ec_numbers = json.loads(row[2] or "[]")
+            if ec_numbers:
+                references["EC"] = [str(ec) for ec in ec_numbers]
+            found[str(row[0])] = references
         return found
 
     def compound_names(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:

@@ -9,6 +9,7 @@ from .files import (
     read_fasta_file,
     read_proteins_file,
     read_text,
+    text_of_content,
 )
 from .genome import GENE_CALLING_MODES, GeneCalling, check_gene_calling
 from .headers import product_from_description
@@ -17,5 +18,5 @@ from .sequences import CleanedProteins, Protein, check_not_nucleotides, clean_pr
 __all__ = [
     "GENE_CALLING_MODES", "CleanedProteins", "Expected", "GeneCalling", "InputKind", "Protein", "ProteinInput",
     "check_gene_calling", "check_not_nucleotides", "clean_proteins", "parse_fasta", "product_from_description",
-    "proteins_from_text", "read_fasta_file", "read_proteins_file", "read_text",
+    "proteins_from_text", "read_fasta_file", "read_proteins_file", "read_text", "text_of_content",
 ]

@@ -4,6 +4,8 @@ What kind it is comes from its content, not its name."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import gzip
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +59,27 @@ def read_text(path: Path, parameter: str = "fasta_file_path") -> str:
         raise ValidationError(codes[2], f"Could not read {path}: {exc}", details={parameter: str(path)},
                               suggestions=["Give a readable text file (FASTA, GenBank or GFF3), plain or gzipped."]
                               ) from exc
+
+
+def text_of_content(content: str, encoding: str, parameter: str) -> str:
+    """Inline file content as text: plain text as it is, or base64 (of the file's bytes, gzip
+    allowed). A client on another machine sends files this way."""
+    if encoding == "text":
+        return content.removeprefix("\ufeff")
+    if encoding != "base64":
+        raise ValidationError(ErrorCode.INVALID_CONTENT_ENCODING, f"content_encoding must be 'text' or 'base64', "
+                              f"not {encoding!r}.", details={"provided": encoding, "allowed": ["text", "base64"]})
+    try:
+        raw = base64.b64decode("".join(content.split()), validate=True)
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        return raw.decode("utf-8-sig")
+    except (binascii.Error, ValueError, OSError, EOFError) as exc:
+        raise ValidationError(
+            ErrorCode.INVALID_CONTENT_ENCODING, f"{parameter} is not valid base64 of a text file (plain or gzipped): "
+            f"{type(exc).__name__}.", details={"parameter": parameter},
+            suggestions=["Send the file's bytes base64-encoded, or the text itself with content_encoding='text'."],
+        ) from exc
 
 
 def sniff(text: str) -> Literal["fasta", "genbank", "gff3", "unknown"]:

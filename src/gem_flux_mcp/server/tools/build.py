@@ -50,6 +50,14 @@ def register(mcp: FastMCP) -> None:
             description="A genome instead of proteins: contigs as nucleotide FASTA (genes called with "
                         "Prodigal), or an annotated GenBank (.gbk/.gbff) or GFF3 with ##FASTA (CDS "
                         "translations and /product names used); plain or .gz")] = None,
+        fasta_content: Annotated[str | None, Field(
+            description="A protein FASTA sent inline instead of a path (for a client on another machine); "
+                        "text, or base64 with content_encoding='base64' (gzip allowed)")] = None,
+        genome_content: Annotated[str | None, Field(
+            description="A genome (FASTA, GenBank or GFF3) sent inline instead of genome_file_path; text or "
+                        "base64")] = None,
+        content_encoding: Annotated[Literal["text", "base64"], Field(
+            description="How fasta_content/genome_content is sent")] = "text",
         gene_calling: Annotated[Literal["auto", "single", "meta"], Field(
             description="Prodigal mode for a genome: 'single' trains on the genome, 'meta' uses pre-trained "
                         "profiles; 'auto' (default) is single for 100 kb or more")] = "auto",
@@ -66,9 +74,10 @@ def register(mcp: FastMCP) -> None:
         template_name, excluded = build.check_build_options(template, exclude_reference_models,
                                                             settings.data_dir)
         await ctx.report_progress(0, 100, "parse: reading the sequences (calling genes of a genome)")
-        found = await anyio.to_thread.run_sync(
-            build.read_proteins, protein_sequences, fasta_file_path, genome_file_path, gene_calling,
-            lambda raw, param: area.resolve(raw, param=param, must_exist=False))
+        inputs = build.BuildInputs(protein_sequences, fasta_file_path, genome_file_path, fasta_content, genome_content,
+                                   content_encoding)
+        found = await anyio.to_thread.run_sync(build.read_proteins, inputs, gene_calling,
+                                               lambda raw, param: area.resolve(raw, param=param, must_exist=False))
         job, name = await anyio.to_thread.run_sync(lambda: build.prepare_build(
             workspace, found.proteins, model_name, template_name, excluded,
             use_header_functions=bool(use_header_functions), use_homology=bool(use_homology),

@@ -36,10 +36,26 @@ def register(mcp: FastMCP) -> None:
         return media.build_media(workspace, compounds, default_uptake, custom_bounds, media_name)
 
     @tool(mcp, "list_media", results.ListMediaResult, {"title": "List media", **READ_ONLY})
-    def list_media(workspace: Workspace = Depends(current_workspace)) -> results.ListMediaResult:
-        """All media usable with run_fba and gapfill_model: the predefined library and the
-        media you built, oldest first, with a preview of their compounds."""
-        return media.list_media(workspace)
+    def list_media(
+        name: Annotated[str | None, Field(
+            min_length=1, max_length=media.MAX_FILTER_CHARS,
+            description="Only media whose id, name or description has all these words (each matched at the "
+                        "start of a word, any order, case-insensitive; '_' and '-' are spaces), e.g. 'm9 glucose', "
+                        "'m9 aerobic' (not the anaerobic ones), 'anaerobic', 'lb', 'biolog'")] = None,
+        compound: Annotated[str | None, Field(
+            min_length=1, max_length=media.MAX_FILTER_CHARS,
+            description="Only media that contain this compound: a ModelSEED id ('cpd00027') or a name "
+                        "('glucose', 'succinate'), resolved through the ModelSEED database")] = None,
+        offset: Annotated[int, Field(ge=0, description="First matched medium to return (paging)")] = 0,
+        limit: Annotated[int, Field(ge=1, le=media.MAX_PAGE, description="Media per page, 1-500")]
+            = media.DEFAULT_LIST_PAGE,
+        workspace: Workspace = Depends(current_workspace),
+    ) -> results.ListMediaResult:
+        """Media usable with run_fba and gapfill_model: the media you built (oldest first), then
+        the predefined library (M9 with many carbon sources, aerobic and anaerobic; LB; Biolog
+        base media; each with its source). Counts come first, then a page of media with a preview
+        of their compounds; filter by name and/or compound."""
+        return media.list_media(workspace, name, compound, offset, limit)
 
     @tool(mcp, "get_media", results.GetMediaResult, {"title": "Get medium", **READ_ONLY})
     def get_media(

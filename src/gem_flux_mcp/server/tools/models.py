@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastmcp import FastMCP
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
+from gem_flux_mcp.error_codes import ErrorCode
+from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.server.dependencies import current_file_area, current_workspace
 from gem_flux_mcp.server.files import FileArea
 from gem_flux_mcp.server.tools.common import CREATES, DELETES, READ_ONLY, ModelId, tool
@@ -51,17 +53,29 @@ def register(mcp: FastMCP) -> None:
 
     @tool(mcp, "import_model", results.ImportModelResult, {"title": "Import model", **CREATES})
     def import_model(
-        file_path: Annotated[str, Field(description="SBML (.xml/.sbml) or COBRApy JSON (.json) file inside "
-                                        "the server's allowed folders")],
+        file_path: Annotated[str | None, Field(description="SBML (.xml/.sbml) or COBRApy JSON (.json) file inside "
+                                               "the server's allowed folders; or send file_content")] = None,
         model_name: Annotated[str | None, Field(description="Name for the stored model "
                                                 "([A-Za-z0-9_-]); default an automatic id")] = None,
-        format: Annotated[str | None, Field(description="'sbml' or 'json'; default from the extension")] = None,
+        format: Annotated[str | None, Field(description="'sbml' or 'json'; default from the extension "
+                                            "(or, for file_content, from its first character)")] = None,
+        file_content: Annotated[str | None, Field(
+            description="The model file sent inline instead of file_path (a client on another machine): "
+                        "text, or base64 with content_encoding='base64' (gzip allowed)")] = None,
+        content_encoding: Annotated[Literal["text", "base64"], Field(
+            description="How file_content is sent")] = "text",
         workspace: Workspace = Depends(current_workspace),
         area: FileArea = Depends(current_file_area),
     ) -> results.ImportModelResult:
         """Load a model file into the workspace (ModelSEED or any other namespace; media are
         matched to exchanges through ModelSEED ids and BiGG ids)."""
-        area = area
+        if file_path is not None and file_content is not None:
+            raise ValidationError(ErrorCode.BOTH_INPUTS_PROVIDED, "Give file_path or file_content, not both.")
+        if file_content is not None:
+            return models.import_model_content(workspace, file_content, content_encoding, model_name, format)
+        if file_path is None:
+            raise ValidationError(ErrorCode.NO_INPUT_PROVIDED, "Pass file_path (a file on the server) or "
+                                  "file_content (the file itself).")
         path = area.resolve(file_path, param="file_path", must_exist=True)
         return area.scrub_payload(models.import_model(workspace, path, model_name, format))
 

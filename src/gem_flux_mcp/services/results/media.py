@@ -38,6 +38,8 @@ class MediaInfo(Result):
     media_id: str
     media_name: str | None
     description: str
+    category: str = Field(description="Family of the medium, e.g. 'M9 minimal', 'LB rich', 'Biolog base', "
+                                      "'built by you'")
     num_compounds: int
     media_type: Literal["minimal", "rich"]
     compounds_preview: list[CompoundPreview]
@@ -47,10 +49,17 @@ class MediaInfo(Result):
 
 class ListMediaResult(Result):
     success: Literal[True] = True
-    media: list[MediaInfo]
-    total_media: int
+    total_media: int = Field(description="Every medium of the workspace, predefined and built")
     predefined_media: int
     user_created_media: int
+    matched_media: int = Field(description="Media that pass the filters (all of them without filters)")
+    media_by_category: dict[str, int] = Field(description="The matched media counted by category")
+    resolved_compounds: list[CompoundPreview] | None = Field(
+        None, description="The compounds the `compound` filter stands for (absent without it)")
+    offset: int
+    next_offset: int | None = Field(description="offset of the next page; null at the end")
+    media: list[MediaInfo] = Field(description="This page of the matched media: yours first (oldest first), "
+                                               "then the predefined library")
     next_steps: list[str]
 
 
@@ -59,6 +68,8 @@ class GetMediaResult(Result):
     media_id: str
     media_name: str | None
     description: str
+    source: str | None = Field(description="Where a predefined medium's definition comes from; null for media "
+                                           "you built")
     is_predefined: bool
     media_type: Literal["minimal", "rich"]
     created_at: str

@@ -153,6 +153,11 @@ class ExportModelResult(Result):
     file_path: str
     format: Literal["sbml", "json"]
     size_bytes: int
+    resource_uri: str = Field(description="The model as an MCP resource (resources/read), for a client that "
+                                          "cannot read the server's disk")
+    warnings: list[str] = Field(description="What was changed so that the format can hold the model (an id that "
+                                "is not an SBML identifier, a formula that is not a chemical formula); "
+                                "empty when nothing was")
 
 
 class ReviseModelResult(ModelInfo):
