@@ -148,8 +148,13 @@ async def test_build_from_a_genome_over_mcp(server_env: dict[str, str], tmp_path
     with gzip.open(PYRODIGAL_DATA / "MIIJ01000039.single.faa.gz", "rt") as handle:
         prodigal_genes = [line[1:].split()[0] for line in handle if line.startswith(">")]
     async with stdio_client(server_env, "2026-07-28") as client:
-        built = await call(client, "build_model", {"genome_file_path": "contig.fna.gz", "model_name": "contig"})
+        built = await call(client, "build_model", {"genome_file_path": "contig.fna.gz", "model_name": "contig",
+                                                   "template": "auto"})
         assert built["model_id"] == "contig.draft"
+        # 'auto': the template chosen from the draft's lipopolysaccharide genes, said and stored
+        assert "lipopolysaccharide enzymes have genes" in built["interpretation"]["template_choice"]
+        listed = {m["model_id"]: m for m in (await call(client, "list_models", {}))["models"]}
+        assert listed["contig.draft"]["template_used"] == built["template_used"] in ("GramNegative", "GramPositive")
         assert built["input"]["input_kind"] == "genome_fasta" and built["input"]["gene_calling_mode"] == "single"
         assert built["input"]["genes_called"] == len(prodigal_genes) == 404
         assert "Called 404 genes with Prodigal" in built["warnings"][0]

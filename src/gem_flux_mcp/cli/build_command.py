@@ -20,8 +20,10 @@ def build(args: argparse.Namespace) -> int:
     from gem_flux_mcp.data.biochem import BiochemIndex
     from gem_flux_mcp.data.templates import check_template_name
     from gem_flux_mcp.modeling import model_io
-    from gem_flux_mcp.modeling.build import BuildOptions, build_draft, describe_draft
+    from gem_flux_mcp.modeling.build import BuildOptions, describe_draft
     from gem_flux_mcp.modeling.inputs import read_proteins_file
+    from gem_flux_mcp.modeling.reconstruct import build_with_template
+    from gem_flux_mcp.modeling.sbml.annotations import model_annotations
 
     started = time.perf_counter()
     settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
@@ -34,7 +36,7 @@ def build(args: argparse.Namespace) -> int:
 
     try:
         fmt = model_io.detect_format(out, None)
-        template = check_template_name(args.template, settings.data_dir)
+        template = check_template_name(args.template, settings.data_dir, allow_auto=True)
         progress("parse", 0.0, f"reading {fasta.name}")
         found = read_proteins_file(fasta, "auto", args.gene_calling, "input")
         for warning in found.warnings:
@@ -47,11 +49,12 @@ def build(args: argparse.Namespace) -> int:
             exclude_reference_models=tuple(m for m in args.exclude_reference.split(",") if m.strip()),
         )
         model_id = args.model_id or Path(fasta.name.removesuffix(".gz")).stem
-        result = build_draft(model_id, proteins, options, settings.data_dir, settings.cache_dir, biochem,
-                             progress=progress)
+        result, call = build_with_template(model_id, proteins, template, options, settings.data_dir,
+                                           settings.cache_dir, biochem, progress=progress)
+        if call is not None:
+            template = call.template
+            progress("assemble", 0.9, f"template {template}: {call.reason}")
         progress("store", 0.95, f"writing {out}")
-        from gem_flux_mcp.modeling.sbml.annotations import model_annotations
-
         model_io.write_model(result.model, out, fmt, model_annotations(result.model, biochem))
     except GemFluxError as exc:
         print(f"gem-flux build: {exc.code}: {exc.message}", file=sys.stderr)
@@ -60,7 +63,8 @@ def build(args: argparse.Namespace) -> int:
         return 1
     summary = describe_draft(result.model, template, result.annotation)
     peak_kb = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    report = {**summary, "input": found.report, "warnings": found.warnings,
+    report = {**summary, **({"template_reason": call.reason} if call is not None else {}),
+              "input": found.report, "warnings": found.warnings,
               "model_file": str(out), "format": fmt, "timings_s": result.timings,
               "wall_s": round(time.perf_counter() - started, 2), "peak_rss_mb": peak_kb // 1024}
     if args.report:

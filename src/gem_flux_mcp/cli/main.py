@@ -73,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="protein FASTA, genome FASTA (genes called with Prodigal), GenBank or GFF3; .gz too")
     build.add_argument("--gene-calling", choices=["auto", "single", "meta"], default="auto",
                        help="Prodigal mode for a genome (auto: single for 100 kb or more)")
-    build.add_argument("--template", default="GramNegative", help="GramNegative (default), GramPositive or Core")
+    build.add_argument("--template", default="GramNegative",
+                       help="GramNegative (default), GramPositive, Core, or auto (Gram from lipopolysaccharide genes)")
     build.add_argument("--out", required=True, help="model file to write: .xml/.sbml (SBML) or .json (COBRApy)")
     build.add_argument("--model-id", help="model id inside the file (default: the FASTA file name)")
     build.add_argument("--report", help="also write the build report (counts, evidence, timings) as JSON here")

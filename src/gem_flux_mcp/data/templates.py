@@ -20,6 +20,8 @@ from ..errors import DataError, ValidationError
 
 TemplateName = Literal["GramNegative", "GramPositive", "Core"]
 BUILD_TEMPLATES: tuple[str, ...] = get_args(TemplateName)
+AUTO_TEMPLATE = "auto"  # build: chosen from the genome (modeling/gram.py)
+TemplateChoice = Literal["GramNegative", "GramPositive", "Core", "auto"]
 ATP_TEMPLATE = "Core-V5.2"
 
 _lock = threading.Lock()
@@ -30,8 +32,16 @@ def template_path(data_dir: Path, name: str) -> Path:
     return data_dir / "templates" / f"{name}.json"
 
 
-def check_template_name(name: object, data_dir: Path) -> str:
-    name = check_template_choice(name)
+def check_build_template(name: object) -> str:
+    return check_template_choice(name, allow_auto=True)
+
+
+def check_template_name(name: object, data_dir: Path, allow_auto: bool = False) -> str:
+    name = check_template_choice(name, allow_auto)
+    if name == AUTO_TEMPLATE:
+        for candidate in ("GramNegative", "GramPositive"):
+            check_template_name(candidate, data_dir)
+        return name
     if not template_path(data_dir, name).is_file():
         raise DataError(
             ErrorCode.TEMPLATE_LOAD_ERROR, f"Template file {name}.json is missing from the data folder.",
@@ -40,8 +50,10 @@ def check_template_name(name: object, data_dir: Path) -> str:
     return name
 
 
-def check_template_choice(name: object) -> str:
-    """One of BUILD_TEMPLATES, else INVALID_TEMPLATE with the closest name."""
+def check_template_choice(name: object, allow_auto: bool = False) -> str:
+    """One of BUILD_TEMPLATES (or, for a build, 'auto'), else INVALID_TEMPLATE with the closest name."""
+    if allow_auto and name == AUTO_TEMPLATE:
+        return AUTO_TEMPLATE
     if not isinstance(name, str) or name not in BUILD_TEMPLATES:
         lowered = str(name).lower().replace("-", "").replace("_", "")
         guess = [t for t in BUILD_TEMPLATES if t.lower() == lowered or lowered in t.lower()]
@@ -49,7 +61,7 @@ def check_template_choice(name: object) -> str:
             ErrorCode.INVALID_TEMPLATE, f"Unknown template {name!r}.",
             details={"provided_template": name, "valid_templates": list(BUILD_TEMPLATES),
                      **({"did_you_mean": guess[0]} if guess else {})},
-            suggestions=["Use GramNegative (default), GramPositive or Core."],
+            suggestions=["Use GramNegative (default), GramPositive, Core, or auto (chosen from the genome)."],
         )
     return name
 

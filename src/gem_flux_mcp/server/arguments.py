@@ -18,7 +18,7 @@ from fastmcp.server.middleware import Middleware, MiddlewareContext
 from pydantic import ValidationError as PydanticValidationError
 
 from gem_flux_mcp.data.biochem import check_search_limit
-from gem_flux_mcp.data.templates import check_template_choice
+from gem_flux_mcp.data.templates import check_build_template
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ValidationError
 from gem_flux_mcp.modeling.inputs import check_gene_calling
@@ -59,7 +59,7 @@ ARGUMENT_CHECKS: dict[tuple[str, str], Callable[[Any], object]] = {
     ("get_model", "gapfill_reactions_offset"): check_offset,
     ("run_fba", "flux_threshold"): check_flux_threshold,
     ("revise_model", "reason"): check_reason,
-    ("build_model", "template"): check_template_choice,
+    ("build_model", "template"): check_build_template,
     ("build_model", "gene_calling"): check_gene_calling,
     ("gapfill_model", "target_growth_rate"): check_target_growth_rate,
     ("gapfill_model", "gapfill_mode"): check_gapfill_mode,

@@ -95,7 +95,7 @@ def read_proteins(inputs: BuildInputs, gene_calling: object, resolve: Callable[[
 def check_build_options(template: object, exclude_reference_models: object,
                         data_dir: Path) -> tuple[str, tuple[str, ...]]:
     """(template name, excluded BiGG models), checked before any work starts."""
-    template_name = check_template_name(template, data_dir)
+    template_name = check_template_name(template, data_dir, allow_auto=True)
     excluded = exclude_reference_models or []
     if not isinstance(excluded, list) or not all(isinstance(m, str) and m for m in excluded):
         raise ValidationError(ErrorCode.INVALID_EXCLUDE_REFERENCE_MODELS,
@@ -127,7 +127,7 @@ def store_draft(ws: Workspace, job: BuildJob, model_name: str | None, built: Bui
     annotation = built.summary["annotation"]
     row = ws.store.add_model(
         ws.workspace_id, job.model_id, SerializedModel(built.data, built.stats),
-        model_name=model_name, source="built", template=job.template, derived_from=None,
+        model_name=model_name, source="built", template=built.summary["template_used"], derived_from=None,
         extra={"annotation": {k: annotation[k] for k in ("sources_used", "reactions_by_source",
                                                          "gene_associated_reactions") if k in annotation},
                **({"homology": annotation["homology"]} if "homology" in annotation else {})},

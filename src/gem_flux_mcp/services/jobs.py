@@ -51,21 +51,24 @@ class BuildJob:
     exclude_reference_models: tuple[str, ...] = ()
 
     def run(self, settings: Settings, progress: Progress) -> BuiltDraft:
-        from gem_flux_mcp.modeling.build import BuildOptions, build_draft, describe_draft
+        from gem_flux_mcp.modeling.build import BuildOptions, describe_draft
         from gem_flux_mcp.modeling.inputs import Protein
         from gem_flux_mcp.modeling.model_io import release_model
+        from gem_flux_mcp.modeling.reconstruct import build_with_template
         from gem_flux_mcp.store.serialization import serialize_model
 
         proteins = [Protein(pid, seq, desc) for pid, seq, desc in self.proteins]
         options = BuildOptions(
-            template=self.template, use_header_functions=self.use_header_functions, use_homology=self.use_homology,
+            use_header_functions=self.use_header_functions, use_homology=self.use_homology,
             use_rast=self.annotate_with_rast, exclude_reference_models=self.exclude_reference_models,
         )
-        result = build_draft(self.model_id, proteins, options, settings.data_dir, settings.cache_dir,
-                             _biochem(settings), progress=progress)
+        result, call = build_with_template(self.model_id, proteins, self.template, options, settings.data_dir,
+                                           settings.cache_dir, _biochem(settings), progress=progress)
         progress("store", 0.92, "serializing the model")
         serialized = serialize_model(result.model, self.model_id)
-        summary = describe_draft(result.model, options.template, result.annotation)
+        summary = describe_draft(result.model, call.template if call else self.template, result.annotation)
+        if call is not None:  # template 'auto': what was chosen and why
+            summary["interpretation"]["template_choice"] = call.reason
         release_model(result.model)
         return BuiltDraft(serialized.data, serialized.stats, summary, result.timings)
 

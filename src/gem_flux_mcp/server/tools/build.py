@@ -10,7 +10,7 @@ from fastmcp.dependencies import Depends
 from pydantic import Field
 
 from gem_flux_mcp.config import Settings
-from gem_flux_mcp.data.templates import TemplateName
+from gem_flux_mcp.data.templates import TemplateChoice
 from gem_flux_mcp.server.dependencies import current_file_area, current_jobs, current_settings, current_workspace
 from gem_flux_mcp.server.files import FileArea
 from gem_flux_mcp.server.tools.common import tool
@@ -34,8 +34,10 @@ def register(mcp: FastMCP) -> None:
                         "the id (NCBI/RefSeq/Prokka/Bakta product names) is used as function evidence. "
                         "Trailing '*' and ambiguity codes are fine; proteins with internal stops are skipped "
                         "and listed")] = None,
-        template: Annotated[TemplateName, Field(
-            description="GramNegative (default), GramPositive or Core")] = "GramNegative",
+        template: Annotated[TemplateChoice, Field(
+            description="GramNegative (default), GramPositive, Core, or 'auto': Gram-negative when the genome "
+                        "has lipopolysaccharide genes (LpxA/C/D/H/B/K, KdsB, WaaA: 3 or more), else "
+                        "Gram-positive; the answer's interpretation.template_choice says why")] = "GramNegative",
         model_name: Annotated[str | None, Field(description="Name for the model ([A-Za-z0-9_-]); the id becomes "
                                                 "'<name>.draft'. Default an automatic id")] = None,
         annotate_with_rast: Annotated[bool, Field(description="Also send the proteins to the RAST web service "
