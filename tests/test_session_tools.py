@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,10 @@ async def test_get_media_lists_every_compound_with_its_bounds(server_env: dict[s
         assert [(c["id"], c["bounds"]) for c in mine["compounds"]] == [("cpd00027", [-5, 50]),
                                                                        ("cpd00007", [-100, 100])]
         await call(client, "get_media", {"media_id": "nope"}, error="MEDIA_NOT_FOUND")
+        # a misspelt id: the few predefined ids like it, not all of them
+        typo = await call(client, "get_media", {"media_id": "m9_glucos_aerobic"}, error="MEDIA_NOT_FOUND")
+        assert typo["details"]["similar_predefined_media"][0] == "m9_glucose_aerobic"
+        assert typo["details"]["num_predefined_media"] >= 75 and len(json.dumps(typo)) < 3000
         await call(client, "get_media", {"media_id": "mine", "limit": 0}, error="INVALID_ARGUMENTS")
 
 

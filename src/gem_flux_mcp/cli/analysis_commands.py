@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import difflib
 import json
 import sys
 from collections.abc import Callable
@@ -127,9 +128,14 @@ def _medium(text: str, settings: Settings) -> tuple[str, dict[str, tuple[float, 
         raw = json.loads(path.read_text(encoding="utf-8"))
         return path.stem, {c: (float(e["bounds"][0]), float(e["bounds"][1])) for c, e in raw["compounds"].items()}
     except (OSError, ValueError, KeyError, TypeError, IndexError) as exc:
+        similar = difflib.get_close_matches(text, list(library), n=5, cutoff=0.6)
         raise ValidationError(
             ErrorCode.INVALID_MEDIA, f"--medium {text!r} is neither a predefined medium nor a readable medium "
-            f"JSON file ({type(exc).__name__}).", details={"predefined_media": sorted(library)},
+            f"JSON file ({type(exc).__name__}).",
+            details={"similar_predefined_media": similar, "num_predefined_media": len(library)},
+            suggestions=[*([f"Did you mean {', '.join(similar)}?"] if similar else []),
+                         "Predefined media are listed by list_media (e.g. m9_glucose_aerobic, lb_aerobic); or give "
+                         "a medium JSON file {\"compounds\": {cpd: {\"bounds\": [lower, upper]}}}."],
         ) from exc
 
 

@@ -42,7 +42,7 @@ def build_media(ws: Workspace, compounds: object, default_uptake: object = 100.0
         if media_name in ws.media_library:
             raise ValidationError(
                 ErrorCode.DUPLICATE_NAME, f"'{media_name}' is a predefined medium; choose another name.",
-                details={"name": media_name, "predefined_media": sorted(ws.media_library)},
+                details={"name": media_name},
             )
         media_id = media_name
     else:
@@ -284,7 +284,7 @@ def delete_media(ws: Workspace, media_id: object) -> results.DeleteMediaResult:
         raise ValidationError(
             ErrorCode.PREDEFINED_MEDIA_IMMUTABLE,
             f"'{media_id.strip()}' is a predefined medium and cannot be deleted.",
-            details={"media_id": media_id.strip(), "predefined_media": sorted(ws.media_library)},
+            details={"media_id": media_id.strip()},
             suggestions=["Predefined media are shared reference data; delete only media you built."],
             valid_next_steps=["list_media"],
         )

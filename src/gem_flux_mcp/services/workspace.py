@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,8 +37,13 @@ class Workspace:
             return key, self.media_library[key].compounds
         try:
             return key, self.store.get_media(self.workspace_id, key).compounds
-        except NotFoundError as exc:
-            exc.details["predefined_media"] = sorted(self.media_library)
+        except NotFoundError as exc:  # the few predefined ids like it, not all 75 (a compact answer)
+            similar = difflib.get_close_matches(key, list(self.media_library), n=5, cutoff=0.6)
+            exc.details["num_predefined_media"] = len(self.media_library)
+            if similar:
+                exc.details["similar_predefined_media"] = similar
+                exc.suggestions.append(f"Predefined media with a similar id: {', '.join(similar)}.")
+            exc.suggestions.append("list_media(name='m9 glucose') or list_media(compound='glucose') finds media.")
             raise
 
     def exchanges(self, model: Any) -> list[media.ExchangeInfo]:
