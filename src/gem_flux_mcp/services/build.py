@@ -14,8 +14,7 @@ from gem_flux_mcp.modeling.inputs import (
     Protein,
     ProteinInput,
     check_gene_calling,
-    check_not_nucleotides,
-    clean_proteins,
+    proteins_from_sequences,
     proteins_from_text,
     read_proteins_file,
     text_of_content,
@@ -71,9 +70,6 @@ def read_proteins(inputs: BuildInputs, gene_calling: object, resolve: Callable[[
     for name, expected in (("fasta_content", "proteins"), ("genome_content", "genome")):
         content = getattr(inputs, name)
         if content is not None:
-            if not isinstance(content, str) or not content.strip():
-                raise ValidationError(ErrorCode.INVALID_ARGUMENTS, f"{name} must be the file's text (or base64).",
-                                      details={"parameter": name})
             text = text_of_content(content, str(inputs.content_encoding), name)
             found = proteins_from_text(text, name, expected, mode, name)  # type: ignore[arg-type]
             found.report["inline"] = True
@@ -86,10 +82,7 @@ def read_proteins(inputs: BuildInputs, gene_calling: object, resolve: Callable[[
     if any(not isinstance(k, str) or not k.strip() or any(c.isspace() for c in k) for k in protein_sequences):
         raise ValidationError(ErrorCode.INVALID_PROTEIN_SEQUENCES, "Sequence ids must be non-empty and without spaces.")
     proteins = [Protein(k, v if isinstance(v, str) else "", "") for k, v in protein_sequences.items()]
-    check_not_nucleotides([p.sequence for p in proteins], "protein_sequences", "protein_sequences")
-    cleaned = clean_proteins(proteins, "protein_sequences")
-    return ProteinInput(cleaned.proteins, {"input_kind": "inline_proteins", "records": len(proteins),
-                                           **cleaned.report()}, cleaned.warnings())
+    return proteins_from_sequences(proteins, "protein_sequences")
 
 
 def check_build_options(template: object, exclude_reference_models: object,

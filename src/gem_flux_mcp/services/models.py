@@ -140,9 +140,6 @@ def import_model_content(ws: Workspace, content: object, encoding: object, model
     character), for a client that cannot put files on the server's disk."""
     from gem_flux_mcp.modeling.inputs import text_of_content
 
-    if not isinstance(content, str) or not content.strip():
-        raise ValidationError(ErrorCode.INVALID_ARGUMENTS, "file_content must be the model file's text (or base64).",
-                              details={"parameter": "file_content"})
     text = text_of_content(content, str(encoding), "file_content")
     if isinstance(fmt, str) and fmt.strip():
         file_format = model_io.detect_format(Path("inline"), fmt)

@@ -5,6 +5,7 @@ from .files import (
     Expected,
     InputKind,
     ProteinInput,
+    proteins_from_sequences,
     proteins_from_text,
     read_fasta_file,
     read_proteins_file,
@@ -13,10 +14,10 @@ from .files import (
 )
 from .genome import GENE_CALLING_MODES, GeneCalling, check_gene_calling
 from .headers import product_from_description
-from .sequences import CleanedProteins, Protein, check_not_nucleotides, clean_proteins
+from .sequences import CleanedProteins, Protein, clean_proteins
 
 __all__ = [
     "GENE_CALLING_MODES", "CleanedProteins", "Expected", "GeneCalling", "InputKind", "Protein", "ProteinInput",
-    "check_gene_calling", "check_not_nucleotides", "clean_proteins", "parse_fasta", "product_from_description",
+    "check_gene_calling", "clean_proteins", "parse_fasta", "product_from_description", "proteins_from_sequences",
     "proteins_from_text", "read_fasta_file", "read_proteins_file", "read_text", "text_of_content",
 ]

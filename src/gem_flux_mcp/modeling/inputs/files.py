@@ -18,14 +18,15 @@ from .annotated import AnnotatedGenome, read_genbank, read_gff3
 from .fasta import check_unique_ids, parse_fasta
 from .genome import GeneCalling, call_genes
 from .sequences import (
+    NUCLEOTIDE_SHARE,
     Protein,
     SkippedSequence,
-    check_not_nucleotides,
     clean_proteins,
-    looks_like_nucleotides,
+    nucleotide_fraction,
+    nucleotides_not_proteins,
 )
 
-InputKind = Literal["protein_fasta", "genome_fasta", "genbank", "gff3"]
+InputKind = Literal["protein_fasta", "genome_fasta", "genbank", "gff3", "inline_proteins"]
 Expected = Literal["auto", "proteins", "genome"]
 
 
@@ -61,9 +62,12 @@ def read_text(path: Path, parameter: str = "fasta_file_path") -> str:
                               ) from exc
 
 
-def text_of_content(content: str, encoding: str, parameter: str) -> str:
+def text_of_content(content: object, encoding: str, parameter: str) -> str:
     """Inline file content as text: plain text as it is, or base64 (of the file's bytes, gzip
     allowed). A client on another machine sends files this way."""
+    if not isinstance(content, str) or not content.strip():
+        raise ValidationError(ErrorCode.INVALID_ARGUMENTS, f"{parameter} must be the file's text (or base64).",
+                              details={"parameter": parameter})
     if encoding == "text":
         return content.removeprefix("\ufeff")
     if encoding != "base64":
@@ -112,9 +116,10 @@ def proteins_from_text(text: str, source: str, expected: Expected = "auto", gene
                          "or GFF3 (starts with ##gff-version 3) with its ##FASTA section."],
         )
     records = parse_fasta(text, source)  # also raises the format errors of a broken FASTA
-    nucleotide = looks_like_nucleotides([r.sequence for r in records])
-    if expected == "proteins":
-        check_not_nucleotides([r.sequence for r in records], source, parameter)
+    fraction = nucleotide_fraction([r.sequence for r in records])
+    nucleotide = fraction >= NUCLEOTIDE_SHARE
+    if expected == "proteins" and nucleotide:
+        raise nucleotides_not_proteins(source, parameter, fraction)
     if expected == "genome" and not nucleotide:
         raise ValidationError(
             ErrorCode.WRONG_SEQUENCE_TYPE, f"{source} looks like protein sequences, not a genome.",
@@ -125,6 +130,14 @@ def proteins_from_text(text: str, source: str, expected: Expected = "auto", gene
     if nucleotide:
         return _called(records, "genome_fasta", source, gene_calling, {"records": len(records)})
     return _cleaned(records, "protein_fasta", source, {"records": len(records)})
+
+
+def proteins_from_sequences(proteins: list[Protein], parameter: str) -> ProteinInput:
+    """Protein sequences given directly (not as a file), checked and cleaned as a file's are."""
+    fraction = nucleotide_fraction([p.sequence for p in proteins])
+    if fraction >= NUCLEOTIDE_SHARE:
+        raise nucleotides_not_proteins(parameter, parameter, fraction)
+    return _cleaned(proteins, "inline_proteins", parameter, {"records": len(proteins)})
 
 
 def read_proteins_file(path: Path, expected: Expected = "auto", gene_calling: GeneCalling = "auto",

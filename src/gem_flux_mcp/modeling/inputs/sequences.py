@@ -78,21 +78,20 @@ def nucleotide_fraction(sequences: list[str]) -> float:
     return sum(counts[ch] for ch in NUCLEOTIDE_LETTERS) / letters
 
 
-def looks_like_nucleotides(sequences: list[str]) -> bool:
-    return nucleotide_fraction(sequences) >= 0.9
+NUCLEOTIDE_SHARE = 0.9  # from this nucleotide_fraction up, the sequences are DNA
 
 
-def check_not_nucleotides(sequences: list[str], source: str, parameter: str) -> None:
-    if looks_like_nucleotides(sequences):
-        raise ValidationError(
-            ErrorCode.WRONG_SEQUENCE_TYPE,
-            f"{source} looks like nucleotide sequences (DNA), not proteins.",
-            details={"expected": "protein", "looks_like": "nucleotide", "parameter": parameter,
-                     "nucleotide_fraction": round(nucleotide_fraction(sequences), 3)},
-            suggestions=["Pass a genome (contigs as FASTA, GenBank or GFF3) as genome_file_path: genes are "
-                         "called with Prodigal and translated.",
-                         "Or give the translated proteins (.faa)."],
-        )
+def nucleotides_not_proteins(source: str, parameter: str, fraction: float) -> ValidationError:
+    """The error for DNA given where proteins are expected (`fraction`: nucleotide_fraction)."""
+    return ValidationError(
+        ErrorCode.WRONG_SEQUENCE_TYPE,
+        f"{source} looks like nucleotide sequences (DNA), not proteins.",
+        details={"expected": "protein", "looks_like": "nucleotide", "parameter": parameter,
+                 "nucleotide_fraction": round(fraction, 3)},
+        suggestions=["Pass a genome (contigs as FASTA, GenBank or GFF3) as genome_file_path: genes are "
+                     "called with Prodigal and translated.",
+                     "Or give the translated proteins (.faa)."],
+    )
 
 
 def clean_proteins(proteins: list[Protein], source: str = "input") -> CleanedProteins:
