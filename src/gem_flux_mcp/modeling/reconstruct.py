@@ -15,6 +15,7 @@ from gem_flux_mcp.errors import GemFluxError
 from .build import BuildOptions, BuildResult, build_draft, describe_draft
 from .gram import GramCall, gram_from_draft
 from .inputs import Protein
+from .model_io import release_model
 
 if TYPE_CHECKING:
     import cobra
@@ -83,6 +84,7 @@ def build_with_template(model_id: str, proteins: list[Protein], template: str, o
     if call.template == "GramNegative":
         return first, call
     progress("assemble", 0.5, "no outer-membrane genes: rebuilding with the GramPositive template")
+    release_model(first.model)
     return build_draft(model_id, proteins, replace(options, template="GramPositive"), data_dir, cache_dir, aliases,
                        progress=_scaled(progress, 0.5, 1.0)), call
 
@@ -111,6 +113,8 @@ def gapfill_in_turn(model: cobra.Model, media: Mapping[str, Medium], template: s
             raise
         report = gapfill_report.describe(run, biochem.reaction_details, target_growth)
         atp = run.atp or atp
+        if current is not model:  # an intermediate model nobody else holds
+            release_model(current)
         current = run.model
         steps.append(GapfillStep(name, report["growth_rate_before"], report["growth_rate_after"],
                                  len(report["reactions_added"]), bool(report["quality_checks"]["all_passed"]),
@@ -133,6 +137,8 @@ def reconstruct(model_id: str, proteins: list[Protein], media: Mapping[str, Medi
     draft = describe_draft(built.model, chosen, built.annotation)
     model, steps = gapfill_in_turn(built.model, media, chosen, data_dir, biochem,
                                    progress=_scaled(progress, 0.4, 0.95))
+    if model is not built.model:
+        release_model(built.model)
     timings["gapfill"] = round(time.perf_counter() - started - timings["build"], 2)
     objective = pick_objective(model)
     growth = {name: round(growth_on(model, medium, objective), 6) for name, medium in media.items()}
