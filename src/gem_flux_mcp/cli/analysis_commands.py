@@ -140,8 +140,9 @@ def _medium(text: str, settings: Settings) -> tuple[str, dict[str, tuple[float, 
 
 
 def _on_medium(model: cobra.Model, args: argparse.Namespace, settings: Settings, biochem: BiochemIndex
-               ) -> tuple[str, list[Any]]:
-    """Apply --medium and --objective; returns (medium name, the model's exchanges)."""
+               ) -> tuple[str, list[Any], list[str]]:
+    """Apply --medium and --objective; returns (medium name, the model's exchanges, the medium's
+    compounds without an exchange)."""
     from gem_flux_mcp.modeling import fba, media
 
     name, medium = _medium(args.medium, settings)
@@ -150,7 +151,7 @@ def _on_medium(model: cobra.Model, args: argparse.Namespace, settings: Settings,
         raise ValidationError(ErrorCode.MEDIA_INCOMPATIBLE, f"No compound of medium {name} has an exchange "
                               "reaction in the model.", details={"medium": name})
     model.objective = fba.check_objective(model, args.objective, model.id or "model")
-    return name, exchanges
+    return name, exchanges, report.missing
 
 
 def _observed(path_text: str | None) -> dict[str, bool] | None:
@@ -199,7 +200,7 @@ def _essentiality(args: argparse.Namespace, settings: Settings) -> dict[str, Any
 
     threshold = check_threshold(args.threshold)
     model = _load(args.model)
-    medium, _ = _on_medium(model, args, settings, _biochem(settings))
+    medium, _, _ = _on_medium(model, args, settings, _biochem(settings))
     result = single_deletions(model, args.target)
     rows = deletion_rows(result.wild_type_growth, result.growth, result.closes, threshold)
     essential = [r["id"] for r in rows if r["status"] == "essential"]
@@ -251,7 +252,7 @@ def _fva(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
 
     fraction = check_fraction(args.fraction)
     model = _load(args.model)
-    medium, _ = _on_medium(model, args, settings, _biochem(settings))
+    medium, _, _ = _on_medium(model, args, settings, _biochem(settings))
     wanted = [r.strip() for r in args.reactions.split(",") if r.strip()] or None
     result = flux_variability(model, wanted, fraction, args.loopless)
     rows = variability_rows(result.minimum, result.maximum)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gem_flux_mcp.cli.analysis_commands import _biochem, _load, _medium
+from gem_flux_mcp.cli.analysis_commands import _biochem, _load, _medium, _on_medium
 from gem_flux_mcp.cli.progress import progress_reporter
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
@@ -133,17 +133,16 @@ def _gapfill(args: argparse.Namespace, settings: Settings, started: float) -> di
 
 
 def _fba(args: argparse.Namespace, settings: Settings, started: float) -> dict[str, Any]:
-    from gem_flux_mcp.modeling import fba, media
+    from gem_flux_mcp.modeling import fba
 
     biochem = _biochem(settings)
-    name, medium = _medium(args.medium, settings)
     model = _load(args.model)
-    exchanges, report = media.put_on_medium(model, medium, biochem)
-    objective = fba.check_objective(model, args.objective, model.id or "model")
+    name, exchanges, missing = _on_medium(model, args, settings, biochem)
+    objective = args.objective.strip()
     result = fba.run_fba(model, model_id=model.id or Path(args.model).stem, media_id=name, objective=objective,
                          maximize=True, flux_threshold=1e-6, pfba=args.pfba, exchanges=exchanges,
                          names=fba.NameLookup(biochem.reaction_names, biochem.compound_names), is_draft=False)
-    result["media_compounds_without_exchange"] = report.missing
+    result["media_compounds_without_exchange"] = missing
     lines = [f"{objective} on {name}: {result['objective_value']:.6g} ({result['method']}, {result['solver']})",
              f"  {result['interpretation']['metabolism_type']}; carbon sources: "
              f"{', '.join(result['interpretation'].get('carbon_sources', [])) or 'none'}"]
