@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One entry point for people and CI:
 #   ./dev.sh serve [ARGS]   set up .venv, make sure reference data is there, start the MCP server
-#   ./dev.sh test [ARGS]    set up .venv, run lint, type checks and the whole test suite
+#   ./dev.sh test [ARGS]    set up .venv (and Chromium, PostgreSQL for their tests), run lint, type
+#                           checks and the whole test suite
 #   ./dev.sh lock           re-resolve requirements.lock from pyproject.toml
 # All set-up output goes to stderr: under stdio, stdout belongs to the MCP protocol.
 set -euo pipefail
@@ -40,6 +41,21 @@ ensure_browser() {
     fi
 }
 
+ensure_postgres() {
+    # The PostgreSQL store tests start a throwaway server from Debian's postgresql package
+    # (tests/postgres.py); without it they are skipped.
+    if compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1; then
+        return
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "dev.sh: installing postgresql (apt-get) for the PostgreSQL store tests" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get update >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql >&2
+    else
+        echo "dev.sh: PostgreSQL server binaries missing and not root: the PostgreSQL store tests will be skipped" >&2
+    fi
+}
+
 cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
@@ -56,6 +72,7 @@ case "$cmd" in
     test)
         setup
         ensure_browser
+        ensure_postgres
         .venv/bin/ruff check src tests benchmarks scripts
         .venv/bin/mypy
         exec .venv/bin/python -m pytest "$@"

@@ -1,4 +1,5 @@
-"""Shared fixtures: the real reference data, a shared index cache, real server processes."""
+"""Shared fixtures: the real reference data, a shared index cache, real server processes, a real
+PostgreSQL server."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from gem_flux_mcp.data.biochem import BiochemIndex
+from postgres import PostgresCluster, find_bin_dir
 
 if TYPE_CHECKING:
     import cobra
@@ -23,6 +25,13 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))  # repository scripts the tests check (tool_contracts.py)
 GEM_FLUX = str(Path(sys.executable).with_name("gem-flux"))
+
+
+@pytest.fixture(autouse=True)
+def _no_shared_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests keep their state in their own folders (or the PostgreSQL database they ask for),
+    whatever GEMFLUX_DATABASE_URL the shell running them has."""
+    monkeypatch.delenv("GEMFLUX_DATABASE_URL", raising=False)
 
 
 @pytest.fixture(scope="session")
@@ -122,6 +131,26 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresCluster]:
+    """One throwaway PostgreSQL server for the run (tests/postgres.py); skipped when Debian's
+    postgresql package (or initdb on PATH) is missing: `./dev.sh test` installs it."""
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        pytest.skip("PostgreSQL server binaries not found (apt-get install postgresql; ./dev.sh test does it as root)")
+    cluster = PostgresCluster(bin_dir)
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture()
+def postgres_url(postgres: PostgresCluster) -> str:
+    """The URL (with its password) of a fresh, empty PostgreSQL database for this test."""
+    return postgres.new_database()
 
 
 @pytest.fixture()

@@ -1,8 +1,12 @@
-"""The record of MCP sessions and tool calls: library rules, and real clients over HTTP."""
+"""The record of MCP sessions and tool calls: library rules, and real clients over HTTP.
+
+The library tests also run on PostgreSQL (test_store_postgres.py imports them and gives them its
+own `db_location`)."""
 
 from __future__ import annotations
 
-import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -10,11 +14,13 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+import sqlalchemy as sa
 
 from gem_flux_mcp import CONTRACT_VERSION
-from gem_flux_mcp.store.activity import ActivityRecorder, CallEvent, ClientIdentity, estimate_tokens
+from gem_flux_mcp.store.activity import SERVER_STALE_S, ActivityRecorder, CallEvent, ClientIdentity, estimate_tokens
+from gem_flux_mcp.store.activity_queries import ServerProcess
 from gem_flux_mcp.store.db import DB_FILE_NAME, Database
-from gem_flux_mcp.store.rows import utc_now
+from gem_flux_mcp.store.rows import SessionRow, utc_now
 from mcp_client import http_client, stdio_client, structured
 
 
@@ -30,8 +36,14 @@ def _event(identity: ClientIdentity, tool: str = "list_media", error: bool = Fal
 
 
 @pytest.fixture()
-def db(tmp_path: Path) -> Database:
-    return Database(tmp_path / DB_FILE_NAME)
+def db_location(tmp_path: Path) -> Path | str:
+    """Where this test's database is: a SQLite file here, a PostgreSQL URL in test_store_postgres.py."""
+    return tmp_path / DB_FILE_NAME
+
+
+@pytest.fixture()
+def db(db_location: Path | str) -> Database:
+    return Database(db_location)
 
 
 def test_retention_keeps_the_newest_100_sessions_with_their_calls(db: Database) -> None:
@@ -43,8 +55,7 @@ def test_retention_keeps_the_newest_100_sessions_with_their_calls(db: Database) 
     assert len(sessions) == 100
     kept = {s.transport_session_id for s in sessions}
     assert kept == {f"conn-{n}" for n in range(5, 105)}
-    calls = db.connection().execute("SELECT COUNT(*) FROM tool_calls").fetchone()[0]
-    assert calls == 100, "pruned sessions take their calls with them"
+    assert db.count_calls() == 100, "pruned sessions take their calls with them"
     recorder.stop()
 
 
@@ -68,31 +79,74 @@ def test_idle_sessions_close_and_stateless_clients_start_a_new_session_after_the
     assert all(s.status == "closed" for s in db.recent_sessions(None, 10))
 
 
-def test_a_restart_closes_sessions_left_active_by_a_crash(tmp_path: Path) -> None:
-    first = Database(tmp_path / DB_FILE_NAME)
-    crashed = ActivityRecorder(first)
-    crashed.record(_event(_identity("conn-a")))
-    crashed.flush()
-    assert first.recent_sessions(None, 10)[0].status == "active"
-    # no stop(): the process "dies"; a new one opens the same file
-    second = Database(tmp_path / DB_FILE_NAME)
-    assert ActivityRecorder(second).recover() == 1
-    row = second.recent_sessions(None, 10)[0]
-    assert row.status == "closed" and row.end_time is not None and row.tool_call_count == 1
+_CRASHING_SERVER = """
+import sys, time
+from pathlib import Path
+from gem_flux_mcp.store.activity import ActivityRecorder, CallEvent, ClientIdentity
+from gem_flux_mcp.store.db import Database
+from gem_flux_mcp.store.rows import utc_now
+
+location = sys.argv[1] if "://" in sys.argv[1] else Path(sys.argv[1])
+recorder = ActivityRecorder(Database(location))
+identity = ClientIdentity("local", "http", "conn-a", "client", "1", "2025-11-25")
+recorder.record(CallEvent(identity, "list_media", {}, "[]", False, None, None, 1.0, utc_now(), "1", None))
+recorder.flush()
+print("recorded", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_restart_closes_sessions_left_active_by_a_crash(db_location: Path | str) -> None:
+    """A server process records a session and is killed; a server that starts (or sweeps) then
+    closes that session, but never the session of a server that is still running."""
+    proc = subprocess.Popen([sys.executable, "-c", _CRASHING_SERVER, str(db_location)], stdout=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == b"recorded"
+    db = Database(db_location)
+    running = ActivityRecorder(db)
+    try:
+        assert running.recover() == 0  # its server is alive: its session stays open
+        assert db.recent_sessions(None, 10)[0].status == "active"
+        proc.kill()  # the server dies without closing its sessions
+        proc.wait()
+        assert running.recover() == 1
+        row = db.recent_sessions(None, 10)[0]
+        assert row.status == "closed" and row.end_time is not None and row.tool_call_count == 1
+        assert len(db.server_processes()) <= 1  # the dead one is forgotten
+    finally:
+        proc.kill()
+        proc.stdout.close()
+        running.stop()
+
+
+def test_sessions_of_a_server_elsewhere_close_only_when_its_heartbeat_stops(db: Database) -> None:
+    long_ago = "2000-01-01T00:00:00.000000Z"
+    for server_id, beat in (("alive", utc_now()), ("silent", long_ago)):
+        db.heartbeat_server(ServerProcess(server_id, "another-machine", 1, beat, beat))
+        db.insert_session(SessionRow(f"s-{server_id}", "local", "http", None, None, None, None, "active",
+                                     utc_now(), None, utc_now(), 0, 0), 100, server_id)
+    db.insert_session(SessionRow("s-old-release", "local", "stdio", None, None, None, None, "active",
+                                 utc_now(), None, utc_now(), 0, 0), 100)  # no owner: written before owners
+    recorder = ActivityRecorder(db)
+    try:
+        assert SERVER_STALE_S < 3600
+        assert recorder.recover() == 2
+        assert {s.id: s.status for s in db.recent_sessions(None, 10)} == {
+            "s-alive": "active", "s-silent": "closed", "s-old-release": "closed"}
+        assert "silent" not in {s.id for s in db.server_processes()}
+    finally:
+        recorder.stop()
 
 
 def test_validation_rules_are_enforced_by_the_database(db: Database) -> None:
-    conn = db.connection()
-    base = ("s1", "local", "http", None, "c", "1", "2025-11-25")
-    with pytest.raises(sqlite3.IntegrityError):
-        conn.execute("INSERT INTO mcp_sessions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                     (*base, "active", utc_now(), utc_now(), utc_now(), 0, 0))  # active with an end time
-    with pytest.raises(sqlite3.IntegrityError):
-        conn.execute("INSERT INTO mcp_sessions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                     (*base, "closed", utc_now(), None, utc_now(), 0, 0))  # closed without one
-    with pytest.raises(sqlite3.IntegrityError):
-        conn.execute("INSERT INTO mcp_sessions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                     (*base, "paused", utc_now(), None, utc_now(), 0, 0))
+    insert = sa.text("INSERT INTO mcp_sessions (id, workspace, transport, transport_session_id, client_name, "
+                     "client_version, protocol_version, status, start_time, end_time, last_activity, "
+                     "tool_call_count, total_tokens) VALUES ('s1', 'local', 'http', NULL, 'c', '1', '2025-11-25', "
+                     ":status, :start, :end, :start, 0, 0)")
+    for status, end in (("active", utc_now()),  # active with an end time
+                        ("closed", None),  # closed without one
+                        ("paused", None)):
+        with db.connect() as conn, pytest.raises(sa.exc.IntegrityError):
+            conn.execute(insert, {"status": status, "start": utc_now(), "end": end})
 
 
 def test_long_responses_are_truncated_with_the_full_size_noted(db: Database) -> None:

@@ -105,9 +105,9 @@ async def test_kill_9_during_writes_never_lists_anything_half_written(server_env
                 await _ok(client, "list_media", {})
         finally:
             stop_server(proc)
-        leftovers = [p for p in (Path(server_env["GEMFLUX_STATE_DIR"]) / "models").rglob("*")
-                     if p.is_file() and p.name.startswith(".")]
-        assert leftovers == [], leftovers
+        # model files live in the database, written with their rows: no files, so no leftovers
+        assert sorted(p.name for p in Path(server_env["GEMFLUX_STATE_DIR"]).iterdir()
+                      if not p.name.startswith("gemflux.sqlite")) == []
     assert listed_before > 0, "the writers never got a model stored: the test did not exercise anything"
 
 

@@ -49,7 +49,7 @@ async def test_no_state_or_cache_file_can_be_read_or_written(server_env: dict[st
                                        "objective": "Biomass_Ecoli_core"})
         targets = sorted(p for folder in (state, cache) for p in folder.rglob("*") if p.is_file())
         names = {p.name for p in targets}
-        assert {"gemflux.sqlite", "store.lock"} <= names and any(p.parent.parent.name == "models" for p in targets)
+        assert "gemflux.sqlite" in names  # (the models are in it)
         attempts = [str(p) for p in targets] + [str(p.relative_to(tmp_path)) for p in targets
                                                if tmp_path in p.parents]
         attempts += ["link-to-db", str(state), "state/../state/gemflux.sqlite"]

@@ -1,8 +1,13 @@
-"""The persistent store: rows, files, ids, migrations, cache, crash safety, concurrency."""
+"""The persistent store: rows, stored model files, ids, migrations, cache, crash safety, concurrency.
+
+The engine-neutral tests here also run on PostgreSQL (test_store_postgres.py imports them and
+gives them its own `open_store`)."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import json
 import random
 import re
 import signal
@@ -11,13 +16,16 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import cobra
 import pytest
 
+from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
+from gem_flux_mcp.fsutil import atomic_write_bytes
 from gem_flux_mcp.server.hints import add_hints
 from gem_flux_mcp.store import MediaRow, ModelRow, Store, derived_model_id
 from gem_flux_mcp.store.db import DB_FILE_NAME
@@ -65,9 +73,23 @@ def state_dir(tmp_path: Path) -> Path:
     return tmp_path / "state"
 
 
+OpenStore = Callable[..., Store]
+
+
 @pytest.fixture()
-def store(state_dir: Path) -> Iterator[Store]:
-    s = Store(state_dir)
+def open_store(state_dir: Path) -> OpenStore:
+    """Opens a Store on this test's database: a SQLite file in the state folder here, a PostgreSQL
+    database in test_store_postgres.py. Keyword arguments go to Store."""
+
+    def open_(**kwargs: Any) -> Store:
+        return Store(state_dir, **kwargs)
+
+    return open_
+
+
+@pytest.fixture()
+def store(open_store: OpenStore) -> Iterator[Store]:
+    s = open_store()
     yield s
     s.close()
 
@@ -78,16 +100,26 @@ def add_tiny(store: Store, model_id: str, workspace: str = WS, **kwargs: object)
     return store.add_model(workspace, model_id, tiny_model(), **options)  # type: ignore[arg-type]
 
 
-def model_file(store: Store, workspace: str, model_id: str) -> Path:
+def stored_json(store: Store, workspace: str, model_id: str) -> bytes:
+    """The model's JSON as the database holds it (gzip-compressed in model_files), unverified."""
     found = store.db.get_model(workspace, model_id)
     assert found is not None
-    return store.models_dir / workspace / found[1]
+    packed = store.db.model_file(workspace, found[1])
+    assert packed is not None, "no stored file"
+    return gzip.decompress(packed)
 
 
-def files_on_disk(store: Store) -> set[tuple[str, str]]:
-    return {(p.parent.name, p.name) for p in store.models_dir.glob("*/*") if p.is_file()} | {
-        (p.parent.name, p.name) for p in store.models_dir.glob("*/.*") if p.is_file()
-    }
+def replace_stored_file(store: Store, workspace: str, model_id: str, packed: bytes | None) -> None:
+    """Overwrite (or, with None, delete) a model's stored file behind the store's back."""
+    found = store.db.get_model(workspace, model_id)
+    assert found is not None
+    key = {"ws": workspace, "name": found[1]}
+    with store.db.transaction() as conn:
+        if packed is None:
+            store.db._run(conn, "DELETE FROM model_files WHERE workspace = :ws AND file_name = :name", key)
+        else:
+            store.db._run(conn, "UPDATE model_files SET data = :data WHERE workspace = :ws AND file_name = :name",
+                          {**key, "data": packed})
 
 
 def medium(workspace: str = WS, media_id: str = "glc", **kwargs: object) -> MediaRow:
@@ -119,8 +151,9 @@ def test_add_get_list_delete_model(store: Store, textbook: cobra.Model) -> None:
     assert row.extra == {"annotation": {"rast": 0}}
     assert row.last_media_id is None and row.derived_from is None
     assert TIMESTAMP.match(row.created_at)
-    data = model_file(store, WS, "Ecoli.draft").read_bytes()
+    data = stored_json(store, WS, "Ecoli.draft")
     assert row.file_size == len(data) and row.file_sha256 == hashlib.sha256(data).hexdigest()
+    assert json.loads(data)["id"] == textbook.id
 
     assert store.get_model_row(WS, "Ecoli.draft") == row
     assert store.list_models(WS) == [row]
@@ -131,9 +164,10 @@ def test_add_get_list_delete_model(store: Store, textbook: cobra.Model) -> None:
     store.set_last_media(WS, "Ecoli.draft", "glc")
     assert store.get_model_row(WS, "Ecoli.draft").last_media_id == "glc"
 
-    path = model_file(store, WS, "Ecoli.draft")
+    stored = store.db.get_model(WS, "Ecoli.draft")
+    assert stored is not None and (WS, stored[1]) in store.db.stored_files()
     deleted = store.delete_model(WS, "Ecoli.draft")
-    assert deleted.model_id == "Ecoli.draft" and not path.exists()
+    assert deleted.model_id == "Ecoli.draft" and store.db.stored_files() == set()  # the file went with it
     assert store.list_models(WS) == []
     assert store.cache_stats()["entries"] == 0
     for call in (
@@ -349,8 +383,8 @@ def test_repeatable_results_are_pruned_history_is_not(store: Store) -> None:
 # ---- persistence and migrations
 
 
-def test_restart_keeps_everything(state_dir: Path, textbook: cobra.Model) -> None:
-    with Store(state_dir) as first:
+def test_restart_keeps_everything(open_store: OpenStore, textbook: cobra.Model) -> None:
+    with open_store() as first:
         first.add_model(WS, "Ecoli.draft", textbook, model_name="Ecoli", source="built", template="Core",
                         derived_from=None)
         add_tiny(first, "t.draft.gf", source="gapfilled", derived_from="Ecoli.draft")
@@ -358,7 +392,7 @@ def test_restart_keeps_everything(state_dir: Path, textbook: cobra.Model) -> Non
         first.add_result(WS, "Ecoli.draft", "fba", "glc", {"growth": 0.87})
         models, media = first.list_models(WS), first.list_media(WS)
         results = first.list_results(WS, "Ecoli.draft")
-    with Store(state_dir) as second:
+    with open_store() as second:
         assert second.list_models(WS) == models
         assert second.list_media(WS) == media
         assert second.list_results(WS, "Ecoli.draft") == results
@@ -407,17 +441,20 @@ def test_split_sql_handles_comments_and_strings() -> None:
 
 
 def test_pragmas(store: Store) -> None:
-    conn = store.db.connection()
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
-    assert conn.execute("PRAGMA synchronous").fetchone()[0] == 1  # NORMAL
-    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 10000
+    with store.db.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 10000
+    with store.db.transaction() as conn:  # writers take the write lock up front (BEGIN IMMEDIATE)
+        assert conn.connection.dbapi_connection is not None
+        assert conn.connection.dbapi_connection.in_transaction  # type: ignore[attr-defined]
 
 
 def test_corrupt_or_missing_model_file(store: Store) -> None:
     add_tiny(store, "c.draft")
-    path = model_file(store, WS, "c.draft")
-    path.write_bytes(path.read_bytes().replace(b'"R1"', b'"R2"'))
+    damaged = stored_json(store, WS, "c.draft").replace(b'"R1"', b'"R2"')
+    replace_stored_file(store, WS, "c.draft", gzip.compress(damaged))
     with pytest.raises(DatabaseError) as info, store.checkout(WS, "c.draft"):
         pass
     assert info.value.code == "MODEL_FILE_CORRUPT"
@@ -426,47 +463,147 @@ def test_corrupt_or_missing_model_file(store: Store) -> None:
     assert any("delete_model" in s for s in hinted.suggestions)
     assert hinted.example_call == {"tool": "delete_model", "arguments": {"model_id": "c.draft"}}
     assert store.cache_stats()["entries"] == 0  # the failed load leaves no empty slot
-    path.unlink()
+    replace_stored_file(store, WS, "c.draft", b"not gzip")
+    with pytest.raises(DatabaseError) as info:
+        store.model_data(WS, "c.draft")
+    assert info.value.code == "MODEL_FILE_CORRUPT" and "decompress" in info.value.details["reason"]
+    replace_stored_file(store, WS, "c.draft", None)
     with pytest.raises(DatabaseError) as info, store.checkout(WS, "c.draft"):
         pass
     assert info.value.code == "MODEL_FILE_CORRUPT"
     store.delete_model(WS, "c.draft")  # a damaged model can still be deleted
 
 
-def test_orphan_cleanup(state_dir: Path) -> None:
+def _old_state_folder(state_dir: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, tuple[str, bytes]]:
+    """A state folder as releases before the model_files table left it: schema version 2, each
+    model's JSON in models/<workspace>/<uuid hex>.json (written atomically, as they did), a
+    store.lock, and the leftovers their crash safety allowed (an unreferenced file, a temp file).
+    Returns model id -> (workspace, JSON)."""
+    import gem_flux_mcp.store.db as db_module
+
+    with monkeypatch.context() as patch:
+        patch.setattr(db_module, "MIGRATIONS", MIGRATIONS[:2])
+        db_module.Database(state_dir / DB_FILE_NAME).close()
+    models: dict[str, tuple[str, bytes]] = {}
+    with sqlite3.connect(state_dir / DB_FILE_NAME) as conn:
+        for workspace, model_id, model in (("local", "a.draft", tiny_model("a")), ("local", "b.draft", tiny_model("b")),
+                                           ("lab", "a.draft", cobra.io.load_model("textbook"))):
+            data = cobra.io.to_json(model).encode()
+            file_name = f"{random.Random(model_id + workspace).getrandbits(128):032x}.json"
+            atomic_write_bytes(state_dir / "models" / workspace / file_name, data)
+            conn.execute("INSERT OR IGNORE INTO workspaces VALUES (?, ?)", (workspace, "2025-01-01T00:00:00.000000Z"))
+            conn.execute(
+                "INSERT INTO models VALUES (?, ?, NULL, 'draft', 'built', NULL, ?, ?, ?, 1, '[\"c\"]', NULL, NULL, "
+                "?, ?, ?, ?, NULL, '{}')",
+                (workspace, model_id, len(model.reactions), len(model.metabolites), len(model.genes),
+                 f"2025-01-01T00:00:0{len(models)}.000000Z", file_name, len(data), hashlib.sha256(data).hexdigest()))
+            models[f"{workspace}/{model_id}"] = (workspace, data)
+        conn.execute("INSERT INTO results (workspace, model_id, kind, media_id, created_at, summary_json) "
+                     "VALUES ('local', 'a.draft', 'fba', NULL, '2025-01-02T00:00:00.000000Z', '{\"growth\": 1}')")
+    (state_dir / "models" / "local" / ("ab" * 16 + ".json")).write_text("{}")  # no row: an orphan
+    (state_dir / "models" / "local" / ".0123.json.xyz.tmp").write_text("{")  # an interrupted write
+    (state_dir / "store.lock").touch()
+    return models
+
+
+def test_an_old_state_folder_moves_its_model_files_into_the_database(
+        state_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    models = _old_state_folder(state_dir, monkeypatch)
     with Store(state_dir) as store:
-        add_tiny(store, "keep.draft")
-        kept = model_file(store, WS, "keep.draft")
-    folder = kept.parent
-    orphan = folder / ("ab" * 16 + ".json")
-    temp = folder / ".0123.json.xyz.tmp"
-    unrelated = folder / "README.txt"
-    other_ws = state_dir / "models" / "ghost"
-    other_ws.mkdir()
-    ghost = other_ws / ("cd" * 16 + ".json")
-    for path in (orphan, temp, unrelated, ghost):
-        path.write_text("{}")
+        assert store.db.schema_version() == MIGRATIONS[-1].version
+        assert not (state_dir / "models").exists() and not (state_dir / "store.lock").exists()
+        assert len(store.db.stored_files()) == 3
+        for key, (workspace, data) in models.items():
+            model_id = key.split("/", 1)[1]
+            assert stored_json(store, workspace, model_id) == data
+            assert store.model_data(workspace, model_id) == data  # checksum verified
+        with store.checkout("lab", "a.draft") as model:
+            assert len(model.reactions) == 95
+        assert [r.summary for r in store.list_results("local", "a.draft")] == [{"growth": 1}]
+        assert store.delete_model("local", "b.draft").model_id == "b.draft"
+        assert len(store.db.stored_files()) == 2
+    with Store(state_dir) as again:  # nothing left to import; nothing lost
+        assert [r.model_id for r in again.list_models("local")] == ["a.draft"]
+        assert len(again.db.stored_files()) == 2
 
-    first = Store(state_dir)
+
+def test_an_interrupted_import_is_finished_at_the_next_open(state_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    models = _old_state_folder(state_dir, monkeypatch)
+    (state_dir / "models" / "local" / "README.txt").write_text("not ours")
+    import gem_flux_mcp.store.model_files as model_files
+
+    def crash(_folder: Path) -> None:  # the files are in the table; the process dies before removing them
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(model_files, "_remove_legacy_folder", crash)
+        with pytest.raises(KeyboardInterrupt):
+            Store(state_dir)
+    assert (state_dir / "models" / "lab").is_dir()
+    with Store(state_dir) as store:
+        assert len(store.db.stored_files()) == len(models) == 3
+        assert store.model_data("lab", "a.draft") == models["lab/a.draft"][1]
+        # only model files and temp files are removed: what is not ours stays, and so does its folder
+        assert [p.name for p in (state_dir / "models").rglob("*")] == ["local", "README.txt"]
+
+
+def test_a_model_and_its_file_are_written_together(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    add_tiny(store, "one.draft")
+
+    def disk_full(*_args: object) -> int:
+        raise DatabaseError(ErrorCode.DATABASE_ERROR, "disk full")
+
+    with monkeypatch.context() as patch:  # the row is inserted, then storing its file fails
+        patch.setattr(store.db, "insert_model_file", disk_full)
+        with pytest.raises(DatabaseError):
+            add_tiny(store, "two.draft")
+    assert [r.model_id for r in store.list_models(WS)] == ["one.draft"]  # rolled back with it
+    assert len(store.db.stored_files()) == 1
+    # a file cannot exist without its model (foreign key), nor outlive it (ON DELETE CASCADE)
+    with pytest.raises(DatabaseError) as info, store.db.transaction() as conn:
+        store.db.insert_model_file(conn, WS, "0" * 32 + ".json", b"x")
+    assert info.value.code == "DATABASE_ERROR" and "[SQL:" not in info.value.message
+    store.delete_model(WS, "one.draft")
+    assert store.db.stored_files() == set()
+
+
+def test_concurrent_inserts_of_one_id_give_one_clean_error(open_store: OpenStore) -> None:
+    """Each thread has its own Store (its own connections), as separate servers would."""
+    stores = [open_store() for _ in range(6)]
+    barrier = threading.Barrier(len(stores))
+    outcomes: list[str] = []
+
+    def insert(store: Store, kind: str) -> None:
+        barrier.wait()
+        try:
+            if kind == "model":
+                add_tiny(store, "same.draft")
+            else:
+                store.add_media(medium(media_id="same"))
+            outcomes.append("stored")
+        except ValidationError as exc:
+            outcomes.append(exc.code)
+
     try:
-        assert not orphan.exists() and not temp.exists() and not ghost.exists()
-        assert kept.exists() and unrelated.exists()
-        # While a Store is open (here: in this process), another open must not clean up: the
-        # first one could be between writing a file and inserting its row.
-        orphan.write_text("{}")
-        with Store(state_dir) as second:
-            assert orphan.exists()
-            assert second.list_models(WS)[0].model_id == "keep.draft"
+        for kind in ("model", "media"):
+            outcomes.clear()
+            threads = [threading.Thread(target=insert, args=(s, kind)) for s in stores]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            expected = "MODEL_ID_EXISTS" if kind == "model" else "DUPLICATE_NAME"
+            assert sorted(outcomes) == sorted(["stored"] + [expected] * (len(stores) - 1)), outcomes
+        assert [r.model_id for r in stores[0].list_models(WS)] == ["same.draft"]
+        assert len(stores[0].db.stored_files()) == 1
+        assert [m.media_id for m in stores[0].list_media(WS)] == ["same"]
     finally:
-        first.close()
-    with Store(state_dir) as third:
-        assert not orphan.exists()
-        with third.checkout(WS, "keep.draft") as model:
-            assert len(model.reactions) == 4
+        for s in stores:
+            s.close()
 
 
-def test_closed_store_refuses(state_dir: Path) -> None:
-    store = Store(state_dir)
+def test_closed_store_refuses(open_store: OpenStore) -> None:
+    store = open_store()
     store.close()
     store.close()  # idempotent
     with pytest.raises(DatabaseError) as info:
@@ -477,8 +614,8 @@ def test_closed_store_refuses(state_dir: Path) -> None:
 # ---- cache
 
 
-def test_cache_count_bound_is_lru(state_dir: Path) -> None:
-    with Store(state_dir, cache_max_models=2) as store:
+def test_cache_count_bound_is_lru(open_store: OpenStore) -> None:
+    with open_store(cache_max_models=2) as store:
         for name in "abc":
             add_tiny(store, f"{name}.draft")
         for name in "aba":
@@ -492,8 +629,8 @@ def test_cache_count_bound_is_lru(state_dir: Path) -> None:
         assert (stats["entries"], stats["hits"], stats["misses"], stats["evictions"]) == (2, 1, 3, 1)
 
 
-def test_cache_byte_bound(state_dir: Path, textbook: cobra.Model) -> None:
-    with Store(state_dir) as store:
+def test_cache_byte_bound(open_store: OpenStore, textbook: cobra.Model) -> None:
+    with open_store() as store:
         rows = [add_tiny(store, f"t{i}.draft") for i in range(4)]
         big = store.add_model(WS, "big.draft", textbook, model_name=None, source="built", template=None,
                               derived_from=None)
@@ -512,8 +649,8 @@ def test_cache_byte_bound(state_dir: Path, textbook: cobra.Model) -> None:
         assert store.cached_model_ids(WS) == []
 
 
-def test_cache_idle_eviction_and_in_use(state_dir: Path) -> None:
-    with Store(state_dir, cache_max_models=1, idle_seconds=60) as store:
+def test_cache_idle_eviction_and_in_use(open_store: OpenStore) -> None:
+    with open_store(cache_max_models=1, idle_seconds=60) as store:
         add_tiny(store, "a.draft")
         add_tiny(store, "b.draft")
         with store.checkout(WS, "a.draft"), store.checkout(WS, "b.draft"):
@@ -618,14 +755,15 @@ def test_kill_9_never_leaves_a_broken_store(state_dir: Path) -> None:
             rows = store.list_models("w")
             assert rows, f"round {round_}: the writer stored nothing"
             for row in rows:
-                data = model_file(store, "w", row.model_id).read_bytes()
+                data = stored_json(store, "w", row.model_id)
                 assert hashlib.sha256(data).hexdigest() == row.file_sha256
                 if row.model_id not in loaded:
                     with store.checkout("w", row.model_id) as model:
                         assert len(model.reactions) == 95
                     loaded.add(row.model_id)
             referenced = {("w", f) for f in (store.db.get_model("w", r.model_id)[1] for r in rows)}  # type: ignore[index]
-            assert files_on_disk(store) == referenced, "orphan or temp files left after open"
+            assert store.db.stored_files() == referenced, "a model without its file, or a file without its model"
+            assert not (state_dir / "models").exists()
             assert store.db.count_results("w") >= len(rows) - 1
             store.list_media("w")
 
@@ -670,4 +808,4 @@ def test_concurrent_writers_and_readers(store: Store) -> None:
     assert len(store.list_models(WS)) == per_op + 1
     assert store.db.count_results(WS, "target.draft") == per_op
     assert len(store.list_results(WS, "target.draft", limit=1000)) == per_op
-    assert len(files_on_disk(store)) == per_op + 1
+    assert len(store.db.stored_files()) == per_op + 1

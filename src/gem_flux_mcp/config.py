@@ -1,9 +1,10 @@
-"""Where things live: data, state and cache folders, from options, environment or defaults."""
+"""Where things live: data, state and cache folders and the state database, from options,
+environment or defaults."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from platformdirs import user_cache_dir, user_data_dir, user_state_dir
@@ -13,6 +14,7 @@ APP_NAME = "gem-flux"
 ENV_DATA_DIR = "GEMFLUX_DATA_DIR"
 ENV_STATE_DIR = "GEMFLUX_STATE_DIR"
 ENV_CACHE_DIR = "GEMFLUX_CACHE_DIR"
+ENV_DATABASE_URL = "GEMFLUX_DATABASE_URL"
 
 
 def default_data_dir() -> Path:
@@ -25,6 +27,9 @@ class Settings:
     data_dir: Path
     state_dir: Path
     cache_dir: Path
+    # The shared state database (postgresql://...); None: a SQLite file in the state folder.
+    # It may hold a password: show `store.engine.resolve_target(url).display` instead.
+    database_url: str | None = field(default=None, repr=False)
 
     @classmethod
     def resolve(
@@ -32,8 +37,10 @@ class Settings:
         data_dir: str | os.PathLike[str] | None = None,
         state_dir: str | os.PathLike[str] | None = None,
         cache_dir: str | os.PathLike[str] | None = None,
+        database_url: str | None = None,
     ) -> Settings:
-        """Explicit argument, else environment variable, else the user's platform folder."""
+        """Explicit argument, else environment variable, else the user's platform folder (for the
+        database URL: else None, the SQLite file in the state folder)."""
 
         def pick(explicit: str | os.PathLike[str] | None, env: str, default: Path) -> Path:
             value = explicit if explicit is not None else os.environ.get(env) or None
@@ -43,4 +50,5 @@ class Settings:
             data_dir=pick(data_dir, ENV_DATA_DIR, default_data_dir()),
             state_dir=pick(state_dir, ENV_STATE_DIR, Path(user_state_dir(APP_NAME, appauthor=False))),
             cache_dir=pick(cache_dir, ENV_CACHE_DIR, Path(user_cache_dir(APP_NAME, appauthor=False))),
+            database_url=database_url or os.environ.get(ENV_DATABASE_URL) or None,
         )

@@ -8,11 +8,11 @@ import argparse
 import csv
 import difflib
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gem_flux_mcp.cli.errors import report_error
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ValidationError
@@ -87,10 +87,7 @@ def run(args: argparse.Namespace) -> int:
         settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
         result = commands[args.command](args, settings)
     except GemFluxError as exc:
-        print(f"gem-flux {args.command}: {exc.code}: {exc.message}", file=sys.stderr)
-        for hint in exc.suggestions:
-            print(f"  - {hint}", file=sys.stderr)
-        return 1
+        return report_error(args.command, exc)
     if args.json:
         print(json.dumps(result, indent=1, default=str))
     else:

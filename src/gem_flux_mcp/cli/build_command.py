@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from gem_flux_mcp.cli.errors import report_error
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
 
@@ -57,10 +58,7 @@ def build(args: argparse.Namespace) -> int:
         progress("store", 0.95, f"writing {out}")
         model_io.write_model(result.model, out, fmt, model_annotations(result.model, biochem))
     except GemFluxError as exc:
-        print(f"gem-flux build: {exc.code}: {exc.message}", file=sys.stderr)
-        for hint in exc.suggestions:
-            print(f"  - {hint}", file=sys.stderr)
-        return 1
+        return report_error("build", exc)
     summary = describe_draft(result.model, template, result.annotation)
     peak_kb = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     report = {**summary, **({"template_reason": call.reason} if call is not None else {}),

@@ -28,6 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
     serve.add_argument("--data-dir", help="reference data folder (default: $GEMFLUX_DATA_DIR)")
     serve.add_argument("--state-dir", help="state folder (default: $GEMFLUX_STATE_DIR)")
+    serve.add_argument("--database-url", help="shared state database, postgresql://USER@HOST[:PORT]/DB (default: "
+                       "$GEMFLUX_DATABASE_URL, else SQLite in the state folder); pass a password by "
+                       "the environment or ~/.pgpass, not on the command line")
     serve.add_argument("--cache-dir", help="index cache folder (default: $GEMFLUX_CACHE_DIR)")
     serve.add_argument(
         "--allowed-origin",
@@ -44,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     board.add_argument("--port", type=int, default=8766, help="port (default 8766)")
     board.add_argument("--state-dir", help="state folder (default: $GEMFLUX_STATE_DIR)")
+    board.add_argument("--database-url", help="state database, as for serve (default: $GEMFLUX_DATABASE_URL)")
     board.add_argument("--log-level", default="INFO", help="log level for stderr (default INFO)")
     board.add_argument("--token-file", help="access tokens, as for serve")
 
@@ -88,9 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--cache-dir", help="cache folder (default: $GEMFLUX_CACHE_DIR)")
     build.add_argument("--quiet", action="store_true", help="no progress output")
 
-    from gem_flux_mcp.cli import analysis_commands, workflow_commands
+    from gem_flux_mcp.cli import analysis_commands, batch_command, workflow_commands
 
     workflow_commands.add_parsers(sub)
+    batch_command.add_parser(sub)
     analysis_commands.add_parsers(sub)
     return parser
 
@@ -113,6 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gem_flux_mcp.cli.workflow_commands import run as run_workflow
 
         return run_workflow(args)
+    if args.command == "batch":
+        from gem_flux_mcp.cli.batch_command import run as run_batch
+
+        return run_batch(args)
     if args.command in {"essentiality", "phenotypes", "fva", "compare", "diagnose"}:
         from gem_flux_mcp.cli.analysis_commands import run
 

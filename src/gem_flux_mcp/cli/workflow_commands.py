@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from gem_flux_mcp.cli.analysis_commands import _biochem, _load, _medium, _on_medium
+from gem_flux_mcp.cli.errors import report_error
 from gem_flux_mcp.cli.progress import progress_reporter
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
@@ -69,10 +69,7 @@ def run(args: argparse.Namespace) -> int:
         settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
         result = commands[args.command](args, settings, started)
     except GemFluxError as exc:
-        print(f"gem-flux {args.command}: {exc.code}: {exc.message}", file=sys.stderr)
-        for hint in exc.suggestions:
-            print(f"  - {hint}", file=sys.stderr)
-        return 1
+        return report_error(args.command, exc)
     lines = result.pop("lines")
     result["wall_s"] = round(time.perf_counter() - started, 2)
     if args.report:
@@ -85,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _media(names: list[str] | None, settings: Settings) -> dict[str, dict[str, tuple[float, float]]]:
+def media_from_args(names: list[str] | None, settings: Settings) -> dict[str, dict[str, tuple[float, float]]]:
     media: dict[str, dict[str, tuple[float, float]]] = {}
     for text in names or [DEFAULT_MEDIUM]:
         name, medium = _medium(text, settings)
@@ -116,7 +113,7 @@ def _gapfill(args: argparse.Namespace, settings: Settings, started: float) -> di
 
     out = Path(args.out)
     detect_format(out, None)  # a bad --out fails now, not after the work
-    media = _media(args.media, settings)
+    media = media_from_args(args.media, settings)
     model = _load(args.model)
     biochem = _biochem(settings)
     with progress_reporter("gapfill", quiet=args.quiet, started=started) as progress:
@@ -164,7 +161,7 @@ def _reconstruct(args: argparse.Namespace, settings: Settings, started: float) -
     out = Path(args.out)
     source = Path(args.input)
     detect_format(out, None)
-    media = _media(args.media, settings)
+    media = media_from_args(args.media, settings)
     found = read_proteins_file(source, "auto", args.gene_calling, "input")
     biochem = _biochem(settings)
     model_id = args.model_id or Path(source.name.removesuffix(".gz")).stem

@@ -181,10 +181,11 @@ def homology_reactions(
     cache_dir: Path,
     aligner: align.Aligner | None = None,
     min_identity: float = MIN_IDENTITY,
+    threads: int | None = None,
 ) -> HomologyResult:
     aligner = aligner or align.choose_aligner()
     started = time.perf_counter()
-    hits = align.search(proteins, reference.filtered_fasta(cache_dir), aligner)
+    hits = align.search(proteins, reference.filtered_fasta(cache_dir), aligner, threads)
     aligned_seconds = time.perf_counter() - started
     rules = reference.rules()
     best = best_hits(hits)

@@ -54,6 +54,7 @@ class BuildOptions:
     use_rast: bool = False  # opt-in: sends the sequences to the RAST web service
     exclude_reference_models: tuple[str, ...] = ()
     aligner: str | None = None
+    align_threads: int | None = None  # threads of the homology search; None: one per core
 
 
 @dataclass
@@ -121,7 +122,7 @@ def build_draft(
         homology = homology_reactions(
             {p.id: p.sequence for p in proteins}, reference, matched,
             {r.id for r in template.reactions}, cache_dir,
-            aligner=align.choose_aligner(options.aligner),
+            aligner=align.choose_aligner(options.aligner), threads=options.align_threads,
         )
         lap("homology")
 

@@ -6,10 +6,11 @@ import argparse
 import contextlib
 import logging
 import os
+import signal
 import sys
 import threading
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # FastMCP reads these at import: no update check (no network at run time), no banner (stdout
 # belongs to the protocol under stdio). Set before the first fastmcp import.
@@ -25,11 +26,15 @@ from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
 from gem_flux_mcp.server import access, dashboard, model_resources, runtime
 from gem_flux_mcp.server.arguments import ArgumentErrorMiddleware
+from gem_flux_mcp.server.dashboard.batches import JobsAsBatchSource
 from gem_flux_mcp.server.dependencies import RESOURCES
 from gem_flux_mcp.server.http_guards import RequestGuard
 from gem_flux_mcp.server.recording import RecordingMiddleware, SessionCloseMiddleware
 from gem_flux_mcp.server.runtime import Resources
-from gem_flux_mcp.server.tools import analysis, build, fba, gapfill, lookup, media, models, revisions
+from gem_flux_mcp.server.tools import analysis, batch, build, fba, gapfill, lookup, media, models, revisions
+
+if TYPE_CHECKING:
+    from gem_flux_mcp.data.biochem import BiochemIndex
 
 log = logging.getLogger("gem_flux_mcp")
 
@@ -80,11 +85,13 @@ def create_app(resources: Resources | None = None, *, with_dashboard: bool = Fal
     build.register(mcp)
     gapfill.register(mcp)
     analysis.register(mcp)
+    batch.register(mcp)
     model_resources.register(mcp)
     if with_dashboard and resources is not None:
         source = dashboard.DashboardSource(
             store=resources.store, recorder=lambda: recorder, tools=dashboard.tool_lister(mcp),
-            workspace=lambda request: access.current_workspace(),
+            workspace=lambda request: access.current_workspace(), biochem=resources.biochem,
+            jobs=resources.jobs.board, batches=JobsAsBatchSource(resources.batches),
         )
         for route in dashboard.routes(source):
             mcp.custom_route(route.path, methods=["GET"])(route.endpoint)
@@ -112,9 +119,13 @@ def _warm_up_modeling_imports_later(delay_s: float = 3.0) -> None:
     timer.start()
 
 
+def _exit_on_sigterm(_signum: int, _frame: object) -> None:
+    raise SystemExit(0)
+
+
 def serve(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
-    settings = Settings.resolve(args.data_dir, args.state_dir, args.cache_dir)
+    settings = Settings.resolve(args.data_dir, args.state_dir, args.cache_dir, getattr(args, "database_url", None))
     try:
         tokens = access.TokenTable.load(args.token_file)
     except (GemFluxError, OSError) as exc:
@@ -145,6 +156,10 @@ def serve(args: argparse.Namespace) -> int:
             return 0
         if args.host not in {"127.0.0.1", "localhost", "::1"}:
             log.warning("binding to %s: the server is reachable from other machines", args.host)
+        # uvicorn shuts down gracefully on SIGTERM and then raises the signal again: leave through
+        # `finally` instead of dying there, so this server's sessions are closed and it leaves the
+        # database's list of running servers (other servers may share the database).
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
         mcp.run(
             "http",
             show_banner=False,
@@ -164,8 +179,24 @@ def serve(args: argparse.Namespace) -> int:
         resources.shutdown()
 
 
+def _biochem_if_present(settings: Settings) -> BiochemIndex | None:
+    """The biochemistry index for the dashboard's pictures (names, pathways, the flux map's BiGG
+    aliases) when the reference data is there; the pages say what is missing otherwise."""
+    from gem_flux_mcp.data.biochem import BiochemIndex
+
+    if not (settings.data_dir / "modelseed").is_dir():
+        log.warning("no reference data in %s: the dashboard draws no flux maps and names no pathways",
+                    settings.data_dir)
+        return None
+    try:
+        return BiochemIndex.open(settings.data_dir, settings.cache_dir)
+    except (GemFluxError, OSError) as exc:
+        log.warning("the dashboard runs without the biochemistry index: %s", getattr(exc, "message", exc))
+        return None
+
+
 def run_dashboard(args: argparse.Namespace) -> int:
-    """`gem-flux dashboard`: the dashboard alone, reading the state folder a server writes."""
+    """`gem-flux dashboard`: the dashboard alone, reading the state folder (or database) a server writes."""
     import uvicorn
     from starlette.applications import Starlette
     from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -173,15 +204,15 @@ def run_dashboard(args: argparse.Namespace) -> int:
     from gem_flux_mcp.store.store import Store
 
     configure_logging(args.log_level)
-    settings = Settings.resolve(None, args.state_dir, None)
+    settings = Settings.resolve(None, args.state_dir, None, getattr(args, "database_url", None))
     try:
-        store = Store(settings.state_dir)
+        store = Store(settings.state_dir, database_url=settings.database_url)
     except GemFluxError as exc:
         log.error("cannot start: %s [%s]", exc.message, exc.code)
         return 1
     source = dashboard.DashboardSource(
         store=store, recorder=lambda: None, tools=dashboard.tool_lister(create_app()),
-        workspace=lambda request: access.current_workspace(),
+        workspace=lambda request: access.current_workspace(), biochem=_biochem_if_present(settings),
     )
     try:
         access.configure(access.TokenTable.load(args.token_file))
@@ -193,7 +224,7 @@ def run_dashboard(args: argparse.Namespace) -> int:
     # DNS-rebinding guard: only loopback Host headers unless bound elsewhere on purpose
     hosts = ["127.0.0.1", "localhost", "[::1]"] if args.host in {"127.0.0.1", "localhost", "::1"} else ["*"]
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
-    log.info("dashboard on http://%s:%d/ (state %s)", args.host, args.port, settings.state_dir)
+    log.info("dashboard on http://%s:%d/ (state %s)", args.host, args.port, store.location)
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level.lower())
     finally:

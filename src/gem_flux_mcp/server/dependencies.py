@@ -19,6 +19,7 @@ from gem_flux_mcp.server import access
 from gem_flux_mcp.server.files import FileArea
 from gem_flux_mcp.server.runtime import Resources
 from gem_flux_mcp.server.worker import JobRunner
+from gem_flux_mcp.services.batch.jobs import BatchJobs
 from gem_flux_mcp.services.workspace import Workspace
 
 RESOURCES = "gemflux_resources"  # key of the runtime in the lifespan context
@@ -43,6 +44,10 @@ def current_file_area(resources: Resources = Depends(current_resources)) -> File
 
 def current_jobs(resources: Resources = Depends(current_resources)) -> JobRunner:
     return resources.jobs
+
+
+def current_batches(resources: Resources = Depends(current_resources)) -> BatchJobs:
+    return resources.batches
 
 
 def current_biochem(resources: Resources = Depends(current_resources)) -> BiochemIndex:

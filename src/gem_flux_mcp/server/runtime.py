@@ -21,6 +21,7 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DataError
 from gem_flux_mcp.server.files import FileArea, file_area
 from gem_flux_mcp.server.worker import JobRunner
+from gem_flux_mcp.services.batch.jobs import BatchJobs
 from gem_flux_mcp.services.workspace import Workspace
 from gem_flux_mcp.store.activity import (
     DEFAULT_MAX_ARGUMENT_CHARS,
@@ -41,6 +42,7 @@ ENV_RECORD_CHARS = "GEMFLUX_RECORD_RESPONSE_CHARS"
 ENV_RECORD_ARGUMENT_CHARS = "GEMFLUX_RECORD_ARGUMENT_CHARS"
 ENV_MAX_CALLS_PER_SESSION = "GEMFLUX_MAX_CALLS_PER_SESSION"
 ENV_WORKER_IDLE = "GEMFLUX_WORKER_IDLE_S"
+ENV_DASK_SCHEDULER = "GEMFLUX_DASK_SCHEDULER"  # batches run on this Dask cluster instead of local workers
 
 
 def _env_number(name: str, default: float) -> float:
@@ -61,6 +63,7 @@ class Resources:
     recorder: ActivityRecorder | None
     jobs: JobRunner
     templates: tuple[str, ...]  # build templates present in the data folder (parsed by the worker)
+    batches: BatchJobs  # batch reconstructions running in the background (Dask)
     stopping: threading.Event = field(default_factory=threading.Event)
 
     def workspace(self, workspace_id: str) -> Workspace:
@@ -93,6 +96,7 @@ class Resources:
         """Close this process's MCP sessions (their transports are gone), stop the timers and the
         workers, and close the store."""
         self.stopping.set()
+        self.batches.shutdown()
         self.jobs.shutdown()
         if self.recorder is not None:
             self.recorder.stop()
@@ -111,7 +115,8 @@ def load_resources(settings: Settings, *, record_activity: bool = True) -> Resou
     started = time.perf_counter()
     biochem = BiochemIndex.open(settings.data_dir, settings.cache_dir)
     library = load_media_library(settings.data_dir)
-    store = Store(settings.state_dir, idle_seconds=_env_number(ENV_MODEL_IDLE, 900))
+    store = Store(settings.state_dir, database_url=settings.database_url,
+                  idle_seconds=_env_number(ENV_MODEL_IDLE, 900))
     recorder = None
     if record_activity:
         recorder = ActivityRecorder(
@@ -125,11 +130,12 @@ def load_resources(settings: Settings, *, record_activity: bool = True) -> Resou
         recorder.recover()
     templates = tuple(name for name in BUILD_TEMPLATES if template_path(settings.data_dir, name).is_file())
     jobs = JobRunner(settings, idle_timeout_s=_env_number(ENV_WORKER_IDLE, 600))
+    batches = BatchJobs(store, scheduler=os.environ.get(ENV_DASK_SCHEDULER) or None)
     resources = Resources(settings=settings, biochem=biochem, media_library=library, store=store,
-                          recorder=recorder, jobs=jobs, templates=templates)
+                          recorder=recorder, jobs=jobs, templates=templates, batches=batches)
     log.info(
         "loaded %d compounds, %d reactions, %d predefined media from %s; state in %s (%.2f s)",
-        biochem.compound_count, biochem.reaction_count, len(library), settings.data_dir, settings.state_dir,
+        biochem.compound_count, biochem.reaction_count, len(library), settings.data_dir, store.location,
         time.perf_counter() - started,
     )
     return resources

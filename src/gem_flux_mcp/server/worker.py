@@ -36,6 +36,7 @@ from gem_flux_mcp import errors
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.procutil import pid_alive
+from gem_flux_mcp.server.job_board import JobBoard
 from gem_flux_mcp.services.jobs import Job, warm_up
 
 log = logging.getLogger(__name__)
@@ -105,6 +106,7 @@ class JobRunner:
         self._turns: deque[str] = deque()  # workspaces with waiting jobs, in serving order
         self._guard = threading.Lock()  # worker lists are also touched by the cleanup timer thread
         self._job_seq = itertools.count(1)
+        self.board = JobBoard()  # what the dashboard shows of the jobs
         sweep_job_dirs(self.jobs_dir)
 
     # -- scheduling (event loop thread) ------------------------------------------------------------
@@ -112,15 +114,30 @@ class JobRunner:
     async def run(self, job: Job, on_progress: ProgressCallback, timeout_s: float | None = None,
                   workspace: str = "local") -> Any:
         """Run `job` in a worker process (its `run(settings, progress)`); returns what that returns."""
-        await self._wait_for_turn(workspace, on_progress)
+        board_id = self.board.add(workspace, job)
+
+        async def tracked(stage: str, fraction: float, message: str) -> None:
+            self.board.progress(board_id, stage, fraction, message)
+            await on_progress(stage, fraction, message)
+
+        try:
+            await self._wait_for_turn(workspace, tracked)
+        except BaseException:
+            self.board.finish(board_id, "cancelled")
+            raise
+        self.board.progress(board_id, "start", 0.0, "sent to a worker")
         job_dir = self.jobs_dir / f"{os.getpid()}-{next(self._job_seq)}"
         worker: _Worker | None = None
+        ended, code = "cancelled", None
         try:
             job_dir.mkdir(parents=True, exist_ok=True)
             worker = self._take_worker()
             worker.conn.send((job, str(job_dir)))
-            return await asyncio.wait_for(self._receive(worker, on_progress), timeout_s)
+            result = await asyncio.wait_for(self._receive(worker, tracked), timeout_s)
+            ended = "done"
+            return result
         except TimeoutError:
+            ended, code = "failed", str(_timeout_code(job.kind))
             if worker is not None:
                 self._kill(worker)
             raise errors.TimeoutError_(
@@ -129,11 +146,14 @@ class JobRunner:
                 details={"timeout_s": timeout_s},
                 suggestions=["Retry with a smaller input, or a longer time limit where the tool offers one."],
             ) from None
-        except BaseException:  # cancelled by the client, or the server is shutting down
+        except BaseException as exc:  # the job failed, was cancelled by the client, or the server stops
+            if isinstance(exc, errors.GemFluxError):
+                ended, code = "failed", str(exc.code)
             if worker is not None:
                 self._kill(worker)
             raise
         finally:
+            self.board.finish(board_id, ended, code)
             if worker is not None:
                 self._return_worker(worker)
             shutil.rmtree(job_dir, ignore_errors=True)

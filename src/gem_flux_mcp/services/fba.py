@@ -71,6 +71,9 @@ def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object
         "objective": goal, "objective_value": result["objective_value"], "method": result["method"],
         "maximize": bool(maximize), "status": result["status"], "solver": result["solver"],
         "uptake": {e["compound_id"]: e["flux"] for e in result["uptake_fluxes"][:20]},
+        # the fluxes as answered (largest first, at most 1000): drawn by the dashboard's flux map,
+        # left out of get_model's answer (services/models.py, RECORDED_TABLES)
+        "fluxes": result["fluxes"], "fluxes_truncated": result["fluxes_truncated"],
         **({"what_if": {k: applied[k] for k in ("knocked_out_genes", "knocked_out_reactions", "bounds_changed")}}
            if applied is not None else {}),
     })

@@ -18,6 +18,9 @@ from gem_flux_mcp.store.rows import ModelRow
 FILTER_STATES = ("all", "draft", "gapfilled")
 MAX_LIMIT = 100
 _GENES_PREVIEW = 50
+# Whole tables recorded with some results for the dashboard's pictures (an FBA's fluxes, a
+# phenotype array's rows): kept out of get_model's answer, which lists up to 100 results.
+RECORDED_TABLES = frozenset({"fluxes", "fluxes_truncated", "array"})
 
 
 def list_models(ws: Workspace, filter_state: object = "all") -> results.ListModelsResult:
@@ -74,8 +77,9 @@ def get_model(ws: Workspace, model_id: object, include_predictions: bool = False
     }
     if include_predictions:
         recorded = ws.store.list_results(ws.workspace_id, key, limit)
-        payload["predictions"] = [{"id": r.id, "kind": r.kind, "media_id": r.media_id,
-                                   "created_at": r.created_at, "summary": r.summary} for r in recorded]
+        payload["predictions"] = [{"id": r.id, "kind": r.kind, "media_id": r.media_id, "created_at": r.created_at,
+                                   "summary": {k: v for k, v in r.summary.items() if k not in RECORDED_TABLES}}
+                                  for r in recorded]
     if include_revisions:
         payload["revisions"] = revision_history(ws, row, limit)
     if gapfill_reactions_offset is not None:

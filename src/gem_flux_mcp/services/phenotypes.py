@@ -5,6 +5,7 @@ paged, compared with observations and recorded with the model."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from gem_flux_mcp.data.panels import PANEL_NAMES, load_panels
 from gem_flux_mcp.error_codes import ErrorCode
@@ -22,6 +23,7 @@ DEFAULT_GROWTH_THRESHOLD = 0.1  # 1/h: the CarveMe/Biolog benchmark's call
 MAX_RATE = 1000.0
 PAGE = 50
 COLUMNS = ("compound_id", "name", "status", "growth", "exchanges")
+ARRAY_COLUMNS = ("compound_id", "name", "growth", "status", "observed")  # the array recorded with the result
 
 
 def check_growth_threshold(value: object) -> float:
@@ -98,7 +100,8 @@ def store_phenotypes(ws: Workspace, job: PhenotypeJob, outcome: PhenotypeOutcome
         comparison = compare(grows, job.compounds, {k.strip().lower(): v for k, v in observed.items()}, "growth")
         comparison.pop("not_in_model")  # observed compounds are always tested
     ws.store.add_result(ws.workspace_id, job.model_id, "growth_phenotypes", job.media_id, {
-        **summary, "growing_on": grows[:500], **({"comparison": comparison["metrics"]} if comparison else {})})
+        **summary, "growing_on": grows[:500], **({"comparison": comparison["metrics"]} if comparison else {}),
+        "array": recorded_array(rows, observed)})
     written = write_tsv(output_path, COLUMNS, rows) if output_path is not None else None
     return results.PhenotypeResult.model_validate({
         "success": True, "model_id": job.model_id, "base_media_id": job.media_id, "objective": job.objective,
@@ -109,6 +112,16 @@ def store_phenotypes(ws: Workspace, job: PhenotypeJob, outcome: PhenotypeOutcome
         "warnings": warnings, "provenance": load_panels()[0] if job.panel else None,
         "seconds": round(outcome.seconds, 3),
     })
+
+
+def recorded_array(rows: list[dict[str, Any]], observed: dict[str, bool] | None) -> dict[str, Any]:
+    """The whole array as recorded with the result, for the dashboard's plate picture (left out of
+    get_model's answer: services/models.py, RECORDED_TABLES): one row per tested compound, with the
+    observed call when one was given (null otherwise)."""
+    calls = {k.strip().lower(): bool(v) for k, v in (observed or {}).items()}
+    return {"columns": list(ARRAY_COLUMNS),
+            "rows": [[r["compound_id"], r["name"], r["growth"], r["status"], calls.get(r["compound_id"].lower())]
+                     for r in rows]}
 
 
 def _id_list(value: object, name: str) -> list[object]:

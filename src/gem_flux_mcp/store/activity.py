@@ -7,6 +7,12 @@ rows in batches. Sessions:
 - 2026-07-28 requests are stateless: consecutive calls from the same client identity and
   workspace, with no gap longer than the idle timeout, form one session.
 Recording never raises into a tool call: a failure is logged and the call goes on.
+
+Several servers may record into one database (PostgreSQL, or one SQLite file on one machine).
+Each registers itself in `server_processes` with a heartbeat and owns the sessions it opens; a
+server that starts, and every server's idle sweep, closes only the sessions of servers that are
+gone: one on this machine whose process has exited, or any whose heartbeat is older than
+`SERVER_STALE_S` (a crashed server elsewhere).
 """
 
 from __future__ import annotations
@@ -14,13 +20,17 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import queue
+import socket
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from gem_flux_mcp.store.activity_queries import ServerProcess
 from gem_flux_mcp.store.db import Database
 from gem_flux_mcp.store.rows import CallRow, SessionRow, utc_now
 
@@ -33,6 +43,8 @@ DEFAULT_MAX_ARGUMENT_CHARS = 2_000
 MAX_ERROR_MESSAGE_CHARS = 300  # the full message is in the recorded response
 DEFAULT_MAX_CALLS_PER_SESSION = 2_000  # older calls of a longer session are dropped (counts stay true)
 CHARS_PER_TOKEN = 4  # the usual rule of thumb for English/JSON text with GPT/Claude tokenizers
+HEARTBEAT_S = 30.0  # how often a recording server says it is alive
+SERVER_STALE_S = 180.0  # a server silent for this long is taken for gone, and its sessions closed
 
 
 def estimate_tokens(text: str) -> int:
@@ -102,6 +114,9 @@ class ActivityRecorder:
         self.max_response_chars = max_response_chars
         self._queue: queue.Queue[Any] = queue.Queue()
         self._live: dict[tuple[str | None, ...], _Live] = {}
+        self.server = ServerProcess(id=str(uuid.uuid4()), host=socket.gethostname(), pid=os.getpid(),
+                                    started_at=utc_now(), heartbeat_at="")
+        self._last_heartbeat = -math.inf  # monotonic
         self._thread = threading.Thread(target=self._run, name="gemflux-recorder", daemon=True)
         self._stopped = False
         self._thread.start()
@@ -124,11 +139,21 @@ class ActivityRecorder:
     # -- maintenance ------------------------------------------------------------------------------
 
     def recover(self) -> int:
-        """At start-up: sessions left active by a crash are closed now."""
-        stale = [s.id for s in self.db.active_sessions()]
-        closed = self.db.close_sessions(stale, utc_now())
+        """At start-up (and in every idle sweep): close the sessions left active by servers that
+        are gone (crashed), never those of servers still running on this database. Returns how
+        many were closed."""
+        # Sessions first, then servers: a session's owner registered before opening it, so every
+        # owner still running is among the servers read after.
+        owners = self.db.active_session_owners()
+        servers = self.db.server_processes()
+        cutoff = (datetime.now(UTC) - timedelta(seconds=SERVER_STALE_S)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        gone = [s.id for s in servers if s.id != self.server.id and (
+            s.heartbeat_at < cutoff or (s.host == self.server.host and not _process_alive(s.pid)))]
+        running = {s.id for s in servers} - set(gone) | {self.server.id}
+        closed = self.db.close_sessions([sid for sid, owner in owners if owner not in running], utc_now())
+        self.db.forget_servers(gone)
         if closed:
-            log.info("closed %d session(s) left active by an earlier run", closed)
+            log.info("closed %d session(s) left active by a server that is gone", closed)
         return closed
 
     def close_idle(self) -> None:
@@ -158,8 +183,13 @@ class ActivityRecorder:
     # -- the writer thread ------------------------------------------------------------------------
 
     def _run(self) -> None:
+        self._heartbeat()  # registered before any session it owns is written
         while True:
-            item = self._queue.get()
+            try:
+                item = self._queue.get(timeout=HEARTBEAT_S)
+            except queue.Empty:
+                self._heartbeat()
+                continue
             batch = [item]
             while len(batch) < 500:
                 try:
@@ -177,6 +207,15 @@ class ActivityRecorder:
                         entry[1].done.set()
             if stop:
                 return
+            if time.monotonic() - self._last_heartbeat > HEARTBEAT_S:
+                self._heartbeat()
+
+    def _heartbeat(self) -> None:
+        try:
+            self.db.heartbeat_server(replace(self.server, heartbeat_at=utc_now()))
+            self._last_heartbeat = time.monotonic()
+        except Exception as exc:  # recording must never take the server down
+            log.warning("recording the server's heartbeat failed: %s", exc)
 
     def _handle(self, batch: list[Any]) -> bool:
         calls: list[CallRow] = []
@@ -198,20 +237,25 @@ class ActivityRecorder:
             elif kind == "idle":
                 self._write(calls)
                 self._close_idle_now()
+                self.recover()  # sessions of servers that crashed meanwhile
             elif kind == "flush":
                 self._write(calls)
             elif kind == "shutdown":
                 self._write(calls)
                 self.db.close_sessions([live.session_id for live in self._live.values()], utc_now())
                 self._live.clear()
+                self.db.forget_servers([self.server.id])
                 stop = True
         self._write(calls)
         return stop
 
     def _write(self, calls: list[CallRow]) -> None:
         if calls:
-            self.db.insert_calls(calls, self.max_calls_per_session)
+            gone = self.db.insert_calls(calls, self.max_calls_per_session)
             calls.clear()
+            if gone:  # pruned (by another server): later calls of those clients start a new session
+                for key in [k for k, live in self._live.items() if live.session_id in gone]:
+                    del self._live[key]
 
     def _session_for(self, identity: ClientIdentity, seen: float, pending: list[CallRow]) -> _Live:
         key = identity.key()
@@ -231,7 +275,7 @@ class ActivityRecorder:
                 status="active", start_time=now, end_time=None, last_activity=now,
                 tool_call_count=0, total_tokens=0,
             )
-            pruned = self.db.insert_session(row, self.max_sessions)
+            pruned = self.db.insert_session(row, self.max_sessions, self.server.id)
             if pruned:
                 # forget live sessions whose rows were pruned: their late calls start a new session
                 existing = {s.id for s in self.db.recent_sessions(None, self.max_sessions)}
@@ -264,6 +308,17 @@ class ActivityRecorder:
             duration_ms=round(event.duration_ms, 3), timestamp=event.timestamp,
             request_id=event.request_id, annotations=event.annotations, tokens=estimate_tokens(text),
         )
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether a process of this machine is running (signal 0 checks without sending one)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: someone else's process
+        return True
+    return True
 
 
 def _jsonable(value: Any) -> Any:

@@ -8,8 +8,9 @@ Model ids:
                 stays in the id, so the state read off the id stays "gapfilled".
 Media ids chosen for the user: media_<YYYYMMDD>_<HHMMSS>_<6 [a-z0-9]> (local time).
 
-An id is only reserved when its row is inserted: a concurrent caller that takes it first makes
-the insert fail (MODEL_ID_EXISTS, DUPLICATE_NAME).
+An id is only reserved when its row is inserted (`INSERT ... ON CONFLICT DO NOTHING`): a
+concurrent caller that takes it first, in this process or in another server on the same
+database, makes the insert fail cleanly (MODEL_ID_EXISTS, DUPLICATE_NAME).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
     media name   what a user may choose: 1-64 of [A-Za-z0-9_-], not starting with `media_`
     media id     a media name, an automatic `media_<YYYYMMDD>_<HHMMSS>_<xxxxxx>`, or a predefined
                  medium's name; the store accepts 1-128 of [A-Za-z0-9_.-] (no leading dot)
-    workspace    names a folder under models/: 1-128 of [A-Za-z0-9_.-], no leading dot
+    workspace    1-128 of [A-Za-z0-9_.-], no leading dot (safe as a folder name)
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 SUFFIX_RE = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 MODEL_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}(?:\.[A-Za-z0-9_-]{1,32}){0,32}$")
 MEDIA_ID_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
-# Workspaces name a folder under models/, so no separators, no leading dot.
+# Workspaces may name folders (a workspace's file area), so no separators, no leading dot.
 WORKSPACE_RE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}$")
 MEDIA_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # a subset of MEDIA_ID_RE
 MEDIA_RESERVED_PREFIX = "media_"

@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import zlib
+from collections.abc import Mapping
+from typing import Any
 
 from gem_flux_mcp.store.rows import CallRow, MediaRow, ModelRow, SessionRow
 
+Row = Mapping[Any, Any]  # a result row by column name (SQLAlchemy's RowMapping)
 
-def model_row(r: sqlite3.Row) -> ModelRow:
+
+def model_row(r: Row) -> ModelRow:
     return ModelRow(
         workspace=str(r["workspace"]),
         model_id=str(r["model_id"]),
@@ -33,7 +36,7 @@ def model_row(r: sqlite3.Row) -> ModelRow:
     )
 
 
-def media_row(r: sqlite3.Row) -> MediaRow:
+def media_row(r: Row) -> MediaRow:
     return MediaRow(
         workspace=str(r["workspace"]),
         media_id=str(r["media_id"]),
@@ -45,7 +48,7 @@ def media_row(r: sqlite3.Row) -> MediaRow:
     )
 
 
-def session_row(r: sqlite3.Row) -> SessionRow:
+def session_row(r: Row) -> SessionRow:
     return SessionRow(
         id=str(r["id"]), workspace=str(r["workspace"]), transport=str(r["transport"]),
         transport_session_id=r["transport_session_id"], client_name=r["client_name"],
@@ -60,21 +63,29 @@ RESULTS_KEPT_PER_KIND = 200
 PACK_MIN_CHARS = 256  # shorter texts are kept as they are
 
 
-def pack_text(text: str | None) -> str | bytes | None:
-    """Recorded arguments and responses are stored zlib-compressed (a BLOB in the TEXT column;
-    JSON shrinks 3-5x) once they are long enough to gain from it."""
-    if text is None or len(text) < PACK_MIN_CHARS:
-        return text
-    return zlib.compress(text.encode("utf-8"), 6)
+_ZLIB_LEVEL_6 = b"\x78\x9c"  # the header of every zlib stream pack_text writes
 
 
-def unpack_text(value: str | bytes | None) -> str | None:
-    if isinstance(value, bytes):
-        return zlib.decompress(value).decode("utf-8")
-    return value
+def pack_text(text: str | None) -> bytes | None:
+    """Recorded arguments and responses are stored as bytes: zlib-compressed (JSON shrinks 3-5x)
+    once they are long enough to gain from it, else UTF-8. The two never look alike: a zlib
+    stream of level 6 starts with 0x78 0x9C, and UTF-8 text cannot (0x9C only continues a
+    multi-byte character)."""
+    if text is None:
+        return None
+    raw = text.encode("utf-8")
+    return raw if len(text) < PACK_MIN_CHARS else zlib.compress(raw, 6)
 
 
-def call_row(r: sqlite3.Row) -> CallRow:
+def unpack_text(value: str | bytes | memoryview | None) -> str | None:
+    """What pack_text packed; a str is a short text stored before the store wrote bytes only."""
+    if value is None or isinstance(value, str):
+        return value
+    data = bytes(value)
+    return zlib.decompress(data).decode("utf-8") if data[:2] == _ZLIB_LEVEL_6 else data.decode("utf-8")
+
+
+def call_row(r: Row) -> CallRow:
     return CallRow(
         id=str(r["id"]), session_id=str(r["session_id"]), workspace=str(r["workspace"]), seq=int(r["seq"]),
         client_name=r["client_name"], client_version=r["client_version"], tool_name=str(r["tool_name"]),

@@ -1,5 +1,8 @@
 """The state database's schema as ordered migrations (append only), and the splitter that runs a
-migration script statement by statement."""
+migration script statement by statement.
+
+Migrations are written in SQLite's dialect; `engine.translate_ddl` adapts each statement for
+PostgreSQL (types, identity column, collation), so both engines get the same tables."""
 
 from __future__ import annotations
 
@@ -117,10 +120,41 @@ CREATE TABLE tool_calls (
 CREATE INDEX tool_calls_by_session ON tool_calls (session_id, seq);
 """
 
+# The stored COBRApy JSON of each model, gzip-compressed, written in the same transaction as its
+# row (it used to be a file models/<workspace>/<file_name>; an old state folder's files are
+# imported when it is opened: model_files.import_legacy_files). The model's row names it by
+# `file_name`, a new name for every stored model, so a model deleted and re-added under the same
+# id is never mistaken for the old one.
+_MIGRATION_3 = """
+CREATE TABLE model_files (
+    workspace TEXT NOT NULL,
+    file_name TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (workspace, file_name),
+    FOREIGN KEY (workspace, file_name) REFERENCES models (workspace, file_name) ON DELETE CASCADE
+);
+"""
+
+# Server processes writing to the database, with a heartbeat, and which one owns each session: a
+# server starting (or sweeping) closes the sessions of servers that are gone, never those of a
+# server that is still running on the same database.
+_MIGRATION_4 = """
+CREATE TABLE server_processes (
+    id TEXT PRIMARY KEY,
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started_at TEXT NOT NULL,
+    heartbeat_at TEXT NOT NULL
+);
+ALTER TABLE mcp_sessions ADD COLUMN server_id TEXT;
+"""
+
 # Ordered; append only. A released migration is never edited: add a new one instead.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "workspaces_models_media_results", _MIGRATION_1),
     Migration(2, "mcp_sessions_tool_calls", _MIGRATION_2),
+    Migration(3, "model_files", _MIGRATION_3),
+    Migration(4, "server_processes", _MIGRATION_4),
 )
 
 

@@ -1,20 +1,16 @@
-"""The persistent store: models (rows + JSON files), media, results, and a bounded model cache.
+"""The persistent store: models (rows + their COBRApy JSON), media, results, and a bounded model cache.
 
-Layout under the state folder:
-
-    gemflux.sqlite                     rows (see db.py)
-    store.lock                         advisory lock: tells whether another process has the store open
-    models/<workspace>/<uuid4>.json    one COBRApy JSON file per stored model
-
-Crash safety: a model file is written atomically (temp file, fsync, rename, fsync dir) *before*
-its row is inserted, and deleted only *after* its row is gone, so a crash at any moment leaves at
-worst an unreferenced file, never a listed model without its file. Unreferenced files and leftover
-temp files are removed when a Store opens while no other process has the state folder open.
+Where it lives: by default a SQLite file under the state folder, `gemflux.sqlite` (WAL); with a
+database URL (`GEMFLUX_DATABASE_URL` / `--database-url`), a PostgreSQL database that several
+servers share. Both hold the same tables (db.py, schema.py); a model's JSON is kept
+gzip-compressed in the `model_files` table, written in the same transaction as the model's row
+(model_files.py), so a crash at any moment leaves either both or neither, and servers on
+different machines need no shared folder.
 
 The Store ties together the modules that hold the parts: the id grammar (ids.py) and the choice of
-free ids (id_allocation.py), the SQL (db.py), the model files (model_files.py), the loaded-model
-cache (model_cache.py), serialisation (serialization.py), value checks (value_checks.py) and the
-cross-process lock (process_lock.py).
+free ids (id_allocation.py), the SQL (db.py; engine.py for what differs between SQLite and
+PostgreSQL), the stored model files (model_files.py), the loaded-model cache (model_cache.py),
+serialisation (serialization.py) and value checks (value_checks.py).
 """
 
 from __future__ import annotations
@@ -23,7 +19,6 @@ import difflib
 import hashlib
 import json
 import logging
-import os
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
@@ -33,17 +28,19 @@ from typing import TYPE_CHECKING, Any
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
 from gem_flux_mcp.store.db import DB_FILE_NAME, Database
+from gem_flux_mcp.store.engine import SQLITE
 from gem_flux_mcp.store.id_allocation import MAX_LISTED_IDS, derived_model_id, new_media_id, new_model_id
 from gem_flux_mcp.store.ids import check_media_id, check_model_id, check_workspace
 from gem_flux_mcp.store.model_cache import ModelCache
 from gem_flux_mcp.store.model_files import (
+    LEGACY_MODELS_DIR,
     corrupt_model_file,
+    import_legacy_files,
+    new_file_name,
+    pack_model_data,
     parse_model_file,
-    read_model_file,
-    remove_orphan_files,
-    write_model_file,
+    unpack_model_data,
 )
-from gem_flux_mcp.store.process_lock import acquire_process_lock, share_process_lock
 from gem_flux_mcp.store.rows import MODEL_SOURCES, MediaRow, ModelRow, ResultRow, model_state, utc_now
 from gem_flux_mcp.store.serialization import SerializedModel, serialize_model
 from gem_flux_mcp.store.value_checks import (
@@ -67,17 +64,17 @@ log = logging.getLogger(__name__)
 # with model size, which is all the cache budget needs.
 MODEL_BYTES_PER_JSON_BYTE = 25
 
-MODELS_DIR = "models"
-LOCK_FILE = "store.lock"
-
 
 class Store:
-    """Workspaces, models, media and results, persisted under `state_dir`; thread-safe."""
+    """Workspaces, models, media and results, persisted in a SQLite file under `state_dir`, or in
+    the database `database_url` names (PostgreSQL); thread-safe, and several processes may share
+    one database."""
 
     def __init__(
         self,
         state_dir: Path,
         *,
+        database_url: str | None = None,
         cache_max_models: int = 16,
         cache_max_bytes: int = 1_500_000_000,
         idle_seconds: float = 900.0,
@@ -93,29 +90,25 @@ class Store:
                 },
             )
         self.state_dir = Path(state_dir)
-        self.models_dir = self.state_dir / MODELS_DIR
         self.cache = ModelCache(cache_max_models, cache_max_bytes, idle_seconds)
-        self._lock_fd: int | None = None
-        self.db = Database(self.state_dir / DB_FILE_NAME)
+        self.db = Database(database_url or self.state_dir / DB_FILE_NAME)
         try:
-            self.models_dir.mkdir(parents=True, exist_ok=True)
-            self._lock_fd, alone = acquire_process_lock(self.state_dir / LOCK_FILE)
-            if alone:
-                # Only when no other process has the store open: one of them could be between
-                # writing a model file and inserting its row.
-                self.cleanup_orphans()
-            share_process_lock(self._lock_fd)
+            if self.db.dialect == SQLITE and self.db.path is not None:
+                # a state folder of an earlier release keeps its model files in models/
+                import_legacy_files(self.db, self.db.path.parent / LEGACY_MODELS_DIR)
         except BaseException:
             self.close()
             raise
+
+    @property
+    def location(self) -> str:
+        """Where the state is, for logs and pages: the SQLite file, or the URL without its password."""
+        return self.db.location
 
     def close(self) -> None:
         """Close the database and drop the cache. Idempotent."""
         self.db.close()
         self.cache.clear()
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # releases the advisory lock
-            self._lock_fd = None
 
     def __enter__(self) -> Store:
         return self
@@ -144,7 +137,7 @@ class Store:
         derived_from: str | None,
         extra: dict[str, Any] | None = None,
     ) -> ModelRow:
-        """Store `model` under `model_id`: file first (atomically), then the row in one transaction.
+        """Store `model` under `model_id`: its row and its compressed JSON in one transaction.
 
         The caller keeps ownership of `model`; the store keeps the serialized copy (it is not put
         into the cache, so later changes by the caller cannot leak into stored state).
@@ -158,13 +151,12 @@ class Store:
                 details={"provided": source, "valid_values": list(MODEL_SOURCES)},
             )
         extra_json = to_json(extra or {}, "extra")
-        if self.db.model_exists(workspace, model_id):
+        if self.db.model_exists(workspace, model_id):  # answers early; the insert decides
             raise self._model_id_exists(workspace, model_id)
         serialized = model if isinstance(model, SerializedModel) else serialize_model(model, model_id)
         data = serialized.data
         stats = dict(serialized.stats)
-        path = write_model_file(self.models_dir / workspace, model_id, data)
-        file_name = path.name
+        packed = pack_model_data(data)  # before the transaction: no lock held while compressing
         row = ModelRow(
             workspace=workspace,
             model_id=model_id,
@@ -182,13 +174,8 @@ class Store:
             extra=json.loads(extra_json),
             **stats,
         )
-        try:
-            inserted = self.db.insert_model(row, file_name)
-        except BaseException:
-            path.unlink(missing_ok=True)
-            raise
-        if not inserted:  # lost a race for the id between the check above and the insert
-            path.unlink(missing_ok=True)
+        if not self.db.insert_model(row, new_file_name(), packed):
+            # lost a race for the id (another thread or server) between the check and the insert
             raise self._model_id_exists(workspace, model_id)
         return row
 
@@ -205,18 +192,13 @@ class Store:
         return self.db.list_models(workspace)
 
     def delete_model(self, workspace: str, model_id: str) -> ModelRow:
-        """Delete the row and its results (one transaction), then the file; returns the deleted row."""
+        """Delete the row, its file and its results (one transaction); returns the deleted row."""
         check_workspace(workspace)
         deleted = self.db.delete_model(workspace, model_id)
         if deleted is None:
             raise self._model_not_found(workspace, model_id)
-        row, file_name = deleted
         self.cache.drop((workspace, model_id))  # a thread inside checkout keeps its object
-        try:
-            (self.models_dir / workspace / file_name).unlink(missing_ok=True)
-        except OSError as exc:  # the row is gone; the orphan file is removed at the next open
-            log.warning("could not delete model file %s: %s", file_name, exc)
-        return row
+        return deleted[0]
 
     def set_last_media(self, workspace: str, model_id: str, media_id: str) -> None:
         check_workspace(workspace)
@@ -255,22 +237,21 @@ class Store:
 
     def _load_model_file(self, row: ModelRow, file_name: str) -> cobra.Model:
         data = self._read_model_file(row, file_name)
-        return parse_model_file(data, row, self.models_dir / row.workspace / file_name)
+        return parse_model_file(data, row, file_name)
 
     def _read_model_file(self, row: ModelRow, file_name: str) -> bytes:
-        path = self.models_dir / row.workspace / file_name
-        try:
-            return read_model_file(path, row)
-        except FileNotFoundError as exc:
+        packed = self.db.model_file(row.workspace, file_name)
+        if packed is None:
             current = self.db.get_model(row.workspace, row.model_id)
             if current is None:  # deleted meanwhile
-                raise self._model_not_found(row.workspace, row.model_id) from exc
+                raise self._model_not_found(row.workspace, row.model_id)
             if current[1] != file_name:  # deleted and re-added meanwhile
                 raise DatabaseError(
                     ErrorCode.MODEL_CHANGED, f"Model '{row.model_id}' was replaced while it was being loaded.",
                     details={"model_id": row.model_id}, suggestions=["Retry the call."],
-                ) from exc
-            raise corrupt_model_file(row, path, "the model file is missing") from exc
+                )
+            raise corrupt_model_file(row, file_name, "the model file is missing")
+        return unpack_model_data(packed, row, file_name)
 
     @property
     def cache_max_models(self) -> int:
@@ -358,15 +339,6 @@ class Store:
         check_workspace(workspace)
         check_results_limit(limit)
         return self.db.list_results(workspace, model_id, limit)
-
-    # ---- housekeeping
-
-    def cleanup_orphans(self) -> int:
-        """Delete model files no row references and leftover temp files; returns how many.
-
-        Only safe while no other process writes to this state folder (`__init__` checks that).
-        """
-        return remove_orphan_files(self.models_dir, self.db.referenced_files())
 
     # ---- errors
 

@@ -32,6 +32,12 @@ from gem_flux_mcp.services.results.analysis import (
     VariabilitySummary,
 )
 from gem_flux_mcp.services.results.base import Envelope, Result, output_schema
+from gem_flux_mcp.services.results.batch import (
+    BatchCounts,
+    BatchGenome,
+    BatchStatusResult,
+    BuildModelsBatchResult,
+)
 from gem_flux_mcp.services.results.fba import (
     ExchangeFlux,
     FbaResult,
@@ -72,8 +78,12 @@ from gem_flux_mcp.services.results.models import (
 
 __all__ = [
     "AddedReaction",
+    "BatchCounts",
+    "BatchGenome",
+    "BatchStatusResult",
     "BuildMediaResult",
     "BuildModelResult",
+    "BuildModelsBatchResult",
     "CompareModelsResult",
     "Comparison",
     "ComparisonSummary",

@@ -1,0 +1,74 @@
+"""Essentiality as counts, and the essential genes (or reactions) by pathway: a gene's pathway is
+the one most of its reactions belong to (the first specific KEGG map of each ModelSEED reaction,
+else MetaCyc, as gapfill reports group them)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from gem_flux_mcp.modeling.gapfill_report import main_pathway
+from gem_flux_mcp.server.dashboard.html import cards, e, figure, table
+from gem_flux_mcp.server.dashboard.model_facts import ModelFacts
+from gem_flux_mcp.server.dashboard.source import DashboardSource
+from gem_flux_mcp.server.dashboard.svg import bar_chart, stacked_bar
+
+UNKNOWN = "Unknown"
+PATHWAYS_CHARTED = 25
+
+
+def reaction_pathways(source: DashboardSource, reaction_ids: list[str], facts: ModelFacts) -> dict[str, str]:
+    """Model reaction id -> pathway name (Unknown without the biochemistry index, or for
+    reactions that are not ModelSEED's)."""
+    bases = {rid: facts.reactions[rid].base_id for rid in reaction_ids if rid in facts.reactions}
+    details = source.biochem.reaction_details(set(bases.values())) if source.biochem is not None else {}
+    return {rid: main_pathway(details[base].get("pathways", [])) if base in details else UNKNOWN
+            for rid, base in bases.items()}
+
+
+def by_pathway(source: DashboardSource, ids: list[str], target: str, facts: ModelFacts) -> dict[str, list[str]]:
+    """{pathway: ids} for essential genes or reactions, largest pathway first."""
+    reactions = {i: facts.genes.get(i, []) for i in ids} if target == "genes" else {i: [i] for i in ids}
+    pathways = reaction_pathways(source, sorted({r for rs in reactions.values() for r in rs}), facts)
+    grouped: dict[str, list[str]] = {}
+    for item, rs in reactions.items():
+        counts = Counter(pathways.get(r, UNKNOWN) for r in rs)
+        known = [(n, p) for p, n in counts.items() if p != UNKNOWN]
+        chosen = min(known, key=lambda np: (-np[0], np[1]))[1] if known else UNKNOWN  # most, then by name
+        grouped.setdefault(chosen, []).append(item)
+    return dict(sorted(grouped.items(), key=lambda kv: (kv[0] == UNKNOWN, -len(kv[1]), kv[0])))
+
+
+def essentiality_body(source: DashboardSource, summary: dict[str, Any], facts: ModelFacts) -> str:
+    target = str(summary.get("target", "genes"))
+    counts = [("essential", "#d7191c", int(summary.get("essential", 0))),
+              ("slowed", "#fdae61", int(summary.get("slowed", 0))),
+              ("no effect", "#abd9e9", int(summary.get("no_effect", 0)))]
+    head = cards([("tested", summary.get("tested")), ("essential", summary.get("essential")),
+                  ("slowed", summary.get("slowed")), ("no effect", summary.get("no_effect")),
+                  ("wild-type growth /h", summary.get("wild_type_growth"))])
+    head += figure(stacked_bar(counts, f"deletions of {summary.get('tested', 0)} {target}", svg_id="deletions"),
+                   f"Essential: growth below {summary.get('threshold', 0.1)} of the wild type; slowed: below 99 %.")
+    metrics = summary.get("comparison")
+    if isinstance(metrics, dict):
+        head += "<h2>Against the observations</h2>" + cards(
+            [("compared", metrics.get("compared")), ("accuracy", metrics.get("accuracy")), ("MCC", metrics.get("mcc")),
+             ("true +", metrics.get("tp")), ("false +", metrics.get("fp")), ("true −", metrics.get("tn")),
+             ("false −", metrics.get("fn"))])
+    ids = [str(i) for i in summary.get("essential_ids", [])]
+    grouped = by_pathway(source, ids, target, facts)
+    chart = bar_chart([(p, len(v), "#d7191c" if p != UNKNOWN else "#bab0ac")
+                       for p, v in list(grouped.items())[:PATHWAYS_CHARTED]],
+                      f"essential {target} by pathway", svg_id="essential-pathways")
+    rows = []
+    for pathway, items in grouped.items():
+        shown = ", ".join(f"{i} ({', '.join(facts.genes.get(i, [])[:3])})" if target == "genes" else i
+                          for i in items)
+        rows.append((e(pathway), str(len(items)), f"<span class=mono>{e(shown)}</span>"))
+    note = "" if source.biochem is not None else ("<p class=muted>Pathways need the reference data "
+                                                  "(GEMFLUX_DATA_DIR); every gene is listed as Unknown.</p>")
+    listed = (f"<p class=muted>The first {len(ids)} essential {target} were recorded.</p>"
+              if len(ids) < int(summary.get("essential", 0)) else "")
+    return (head + f"<h2>Essential {e(target)} by pathway</h2>" + note + figure(chart) + listed
+            + table(("Pathway", target.capitalize(), "Which (with their reactions)" if target == "genes" else "Which"),
+                    rows, "essential-by-pathway", f"No essential {target}."))

@@ -1,0 +1,135 @@
+"""A phenotype array as a plate: one well per tested compound, coloured by predicted growth, with
+the observed call in its corner and the wells where prediction and observation disagree outlined
+in red (the same calls predict_growth_phenotypes compares: growth above the threshold, no uptake
+counting as no growth)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gem_flux_mcp.server.dashboard.html import cards, e, figure, number, table
+from gem_flux_mcp.server.dashboard.svg import clip, mix, svg, text
+
+COLUMNS = 12  # as on a Biolog plate
+WELL_W, WELL_H, GAP = 100, 58, 6
+NO_GROWTH, GROWTH = "#f1f3f5", "#1b7837"
+NO_UPTAKE = "#dfe3e8"
+MISMATCH = "#d7191c"
+
+
+@dataclass(frozen=True)
+class Well:
+    compound: str
+    name: str
+    growth: float | None  # None: no uptake
+    status: str  # growth | no_growth | no_uptake
+    observed: bool | None
+
+    @property
+    def predicted(self) -> bool:
+        return self.status == "growth"
+
+    @property
+    def mismatch(self) -> bool:
+        return self.observed is not None and self.observed != self.predicted
+
+
+def wells(summary: dict[str, Any]) -> list[Well] | None:
+    """The recorded array (None when the result was recorded without it)."""
+    array = summary.get("array")
+    if not isinstance(array, dict) or not isinstance(array.get("rows"), list):
+        return None
+    columns = list(array.get("columns", []))
+    found = []
+    for raw in array["rows"]:
+        item = dict(zip(columns, raw, strict=False))
+        growth = item.get("growth")
+        observed = item.get("observed")
+        found.append(Well(str(item.get("compound_id", "")), str(item.get("name") or ""),
+                          float(growth) if isinstance(growth, int | float) else None, str(item.get("status", "")),
+                          bool(observed) if isinstance(observed, bool) else None))
+    return found
+
+
+def plate_svg(found: list[Well], threshold: float, title: str, svg_id: str = "plate") -> str:
+    top = max([w.growth or 0.0 for w in found] + [threshold * 2])
+    body = []
+    for i, well in enumerate(found):
+        x, y = 10 + (i % COLUMNS) * (WELL_W + GAP), 10 + (i // COLUMNS) * (WELL_H + GAP)
+        if well.status == "no_uptake":
+            fill = NO_UPTAKE
+        elif well.predicted:
+            fill = mix("#a6dba0", GROWTH, min(1.0, (well.growth or 0.0) / top))
+        else:
+            fill = NO_GROWTH
+        dark = well.predicted and (well.growth or 0.0) / top > 0.35
+        ink = "#ffffff" if dark else "#1d2330"
+        border = (f"stroke='{MISMATCH}' stroke-width='3.5'" if well.mismatch else "stroke='#c3c9d0' stroke-width='1'")
+        observed = {True: "grows", False: "does not grow", None: "not observed"}[well.observed]
+        growth = "no uptake" if well.growth is None else f"{well.growth:.3g} /h"
+        tip = (f"{well.name} ({well.compound}): predicted {well.status.replace('_', ' ')} ({growth}); observed "
+               f"{observed}{' — MISMATCH' if well.mismatch else ''}")
+        parts = [f"<rect x='{x}' y='{y}' width='{WELL_W}' height='{WELL_H}' rx='6' fill='{fill}' {border}/>",
+                 text(x + 6, y + 16, clip(well.name or well.compound, 14), 10.5, fill=ink, weight="600"),
+                 text(x + 6, y + 31, well.compound, 9.5, fill=ink),
+                 text(x + 6, y + 47, growth, 10, fill=ink)]
+        if well.observed is not None:  # the observed call: a corner triangle, filled = grows
+            colour = "#1b7837" if well.observed else "#ffffff"
+            parts.append(f"<path d='M{x + WELL_W - 18},{y + 2} L{x + WELL_W - 2},{y + 2} L{x + WELL_W - 2},{y + 18} z' "
+                         f"fill='{colour}' stroke='#1d2330' stroke-width='1'/>")
+        if well.mismatch:
+            parts.append(text(x + WELL_W - 8, y + WELL_H - 6, "≠", 15, "end", MISMATCH, "700"))
+        body.append(f"<g class='well' data-compound='{e(well.compound)}' data-status='{e(well.status)}' "
+                    f"data-observed='{'' if well.observed is None else int(well.observed)}' "
+                    f"data-mismatch='{int(well.mismatch)}'><title>{e(tip)}</title>{''.join(parts)}</g>")
+    rows = (len(found) + COLUMNS - 1) // COLUMNS
+    legend_y = 20 + rows * (WELL_H + GAP)
+    legend = [
+        (NO_GROWTH, "no growth predicted"), ("#a6dba0", "growth (darker: faster)"), (NO_UPTAKE, "no uptake"),
+    ]
+    for j, (colour, label) in enumerate(legend):
+        lx = 10 + j * 230
+        body.append(f"<rect x='{lx}' y='{legend_y}' width='16' height='16' fill='{colour}' stroke='#c3c9d0'/>")
+        body.append(text(lx + 22, legend_y + 13, label, 12))
+    body.append(f"<rect x='700' y='{legend_y}' width='16' height='16' fill='#ffffff' stroke='{MISMATCH}' "
+                f"stroke-width='3'/>" + text(722, legend_y + 13, "prediction ≠ observation", 12))
+    body.append(f"<path d='M950,{legend_y} L966,{legend_y} L966,{legend_y + 16} z' fill='#1b7837' stroke='#1d2330'/>"
+                + text(972, legend_y + 13, "observed growth (white: none)", 12))
+    width = 20 + COLUMNS * (WELL_W + GAP)
+    return svg(width, legend_y + 30, "".join(body), title, svg_id)
+
+
+def phenotype_body(summary: dict[str, Any], model_id: str, media_id: str | None) -> str:
+    found = wells(summary)
+    head = cards([("tested", summary.get("tested")), ("growth", summary.get("growth")),
+                  ("no growth", summary.get("no_growth")), ("no uptake", summary.get("no_uptake")),
+                  ("base growth /h", summary.get("base_growth"))])
+    metrics = summary.get("comparison")
+    if isinstance(metrics, dict):
+        mismatches = int(metrics.get("fp", 0)) + int(metrics.get("fn", 0))
+        head += "<h2>Against the observations</h2>" + cards(
+            [("mismatches", mismatches), ("compared", metrics.get("compared")), ("accuracy", metrics.get("accuracy")),
+             ("MCC", metrics.get("mcc")), ("true +", metrics.get("tp")), ("false +", metrics.get("fp")),
+             ("true −", metrics.get("tn")), ("false −", metrics.get("fn"))])
+    if found is None:
+        return head + ("<p class=err id=no-array>This array was recorded before the wells were kept: run "
+                       "predict_growth_phenotypes again to see the plate.</p>")
+    threshold = float(summary.get("growth_threshold") or 0.1)
+    title = (f"{model_id}: {summary.get('panel') or 'compounds'} panel on {media_id} minus "
+             f"{', '.join(summary.get('reference_removed') or []) or 'nothing'}")
+    mismatched = [w for w in found if w.mismatch]
+    rows = [(e(w.compound), e(w.name), e(w.status.replace("_", " ")),
+             "-" if w.observed is None else ("grows" if w.observed else "no growth"),
+             number(w.growth) if w.growth is not None else "-") for w in mismatched]
+    every = [(e(w.compound), e(w.name), e(w.status.replace("_", " ")),
+              "-" if w.observed is None else ("grows" if w.observed else "no growth"),
+              number(w.growth) if w.growth is not None else "-") for w in found]
+    return (head + figure(plate_svg(found, threshold, title),
+                          f"Growth is called above {threshold:g} /h; no uptake (the model has no exchange for the "
+                          "compound) counts as no growth.", "plate-figure")
+            + f"<h2>Mismatches (<span id=mismatch-count>{len(mismatched)}</span>)</h2>"
+            + table(("Compound", "Name", "Predicted", "Observed", "Growth /h"), rows, "mismatches",
+                    "No mismatches (or no observations were given).")
+            + f"<details><summary>All {len(found)} wells</summary>"
+            + table(("Compound", "Name", "Predicted", "Observed", "Growth /h"), every, "wells") + "</details>")

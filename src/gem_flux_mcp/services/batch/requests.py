@@ -1,0 +1,86 @@
+"""What the batch tools do between the MCP wrapper and the runner: check a request, start the
+job, and shape its status (a page of genome rows) as the tools answer."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from gem_flux_mcp.data.templates import check_template_choice
+from gem_flux_mcp.error_codes import ErrorCode
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.modeling.inputs.genome import check_gene_calling
+from gem_flux_mcp.services import results
+from gem_flux_mcp.services.phenotypes import check_panel
+from gem_flux_mcp.services.workspace import Workspace
+
+from .inputs import find_inputs
+from .jobs import BatchJob, BatchJobs
+from .runner import BatchSpec, check_workers
+
+DEFAULT_MEDIA = ("glucose_minimal_aerobic",)
+MAX_MEDIA = 10
+MAX_ROWS_PER_PAGE = 200
+Show = Callable[[Path | str], str]
+
+
+def local_workers_allowed() -> int:
+    """A server gives a batch at most one worker process per core."""
+    return max(1, os.cpu_count() or 1)
+
+
+def start_batch(jobs: BatchJobs, ws: Workspace, inputs: Sequence[Path], media_ids: Sequence[object] | None,
+                template: object, gene_calling: object, panels: Sequence[object] | None, out_dir: Path, workers: object,
+                save_to_store: bool, data_dir: Path, cache_dir: Path, show: Show) -> results.BuildModelsBatchResult:
+    template = check_template_choice(template, allow_auto=True)
+    count = check_workers(workers)
+    if jobs.scheduler is None and count > local_workers_allowed():
+        raise ValidationError(ErrorCode.INVALID_WORKERS, f"This server has {local_workers_allowed()} cores; ask for "
+                              f"at most that many workers (got {count}).",
+                              details={"provided": count, "max_workers": local_workers_allowed()})
+    chosen = list(media_ids) if media_ids else list(DEFAULT_MEDIA)
+    if len(chosen) > MAX_MEDIA:
+        raise ValidationError(ErrorCode.INVALID_MEDIA, f"At most {MAX_MEDIA} media per batch.",
+                              details={"num_media": len(chosen)})
+    media = dict(ws.medium(media_id) for media_id in chosen)
+    chosen_panels = tuple(dict.fromkeys(str(check_panel(panel)) for panel in panels or []))
+    genomes = find_inputs(inputs)
+    spec = BatchSpec(tuple(genomes), media, out_dir, data_dir, cache_dir, template, check_gene_calling(gene_calling),
+                     chosen_panels)
+    job = jobs.start(ws.workspace_id, spec, count, save_to_store)
+    return results.BuildModelsBatchResult(
+        success=True, job_id=job.job_id, status=job.status, num_genomes=len(genomes),
+        genomes=[g.name for g in genomes][:MAX_ROWS_PER_PAGE], out_dir=show(out_dir),
+        workers=None if jobs.scheduler else count, scheduler="configured by the server" if jobs.scheduler else None,
+        next_steps=[f"get_batch_status(job_id='{job.job_id}', wait_seconds=60) reports progress and the genomes "
+                    "finished so far; the models and summary.tsv are written to out_dir"])
+
+
+def batch_status(job: BatchJob, offset: int, limit: int, show: Show) -> results.BatchStatusResult:
+    with job.lock:
+        rows = list(job.rows)
+        progress = job.progress
+        status = job.status
+    page = rows[offset: offset + limit]
+    end = offset + len(page)
+    fields = set(results.BatchGenome.model_fields)
+    steps = ([f"get_batch_status(job_id='{job.job_id}', offset={end}) for the next genomes"] if end < len(rows) else [])
+    if status == "running":
+        steps.append(f"get_batch_status(job_id='{job.job_id}', wait_seconds=60) waits for more")
+    elif job.save_to_store:
+        steps.append("list_models() shows the stored models; run_fba or run_phenotypes analyse one")
+    return results.BatchStatusResult(
+        success=True, job_id=job.job_id, status=status,
+        progress=results.BatchCounts(total=progress.total, finished=progress.finished, done_before=progress.skipped,
+                                     ok=progress.done + progress.skipped, failed=progress.failed,
+                                     unfinished=list(progress.running)),
+        started_at=job.started_at, seconds=job.elapsed(), out_dir=show(job.spec.out_dir), cluster=job.cluster,
+        files={name: show(path) for name, path in job.files.items()},
+        genomes=[results.BatchGenome.model_validate(_shown(row, fields)) for row in page],
+        offset=offset, next_offset=end if end < len(rows) else None, error=job.error, next_steps=steps)
+
+
+def _shown(row: dict[str, Any], fields: set[str]) -> dict[str, Any]:
+    return {key: value for key, value in row.items() if key in fields}

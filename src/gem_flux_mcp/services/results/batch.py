@@ -1,0 +1,69 @@
+"""Results of the batch tools: build_models_batch, get_batch_status."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from gem_flux_mcp.services.results.base import Result
+
+BatchStatus = Literal["running", "finished", "failed", "cancelled"]
+
+
+class BatchGenome(Result):
+    genome: str
+    status: Literal["ok", "failed"]
+    template: str | None = None
+    num_proteins: int | None = None
+    genes_called: int | None = None
+    num_reactions: int | None = None
+    num_genes: int | None = None
+    gapfill_added: int | None = None
+    growth: dict[str, float] | None = None
+    quality_checks_passed: bool | None = None
+    phenotypes: dict[str, int] | None = None
+    total_s: float | None = None
+    attempts: int | None = None
+    skipped: bool = False
+    model_file: str | None = None
+    stored_model_id: str | None = None
+    store_error: str | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+
+
+class BatchCounts(Result):
+    total: int
+    finished: int
+    done_before: int
+    ok: int
+    failed: int
+    unfinished: list[str]
+
+
+class BuildModelsBatchResult(Result):
+    success: Literal[True]
+    job_id: str
+    status: BatchStatus
+    num_genomes: int
+    genomes: list[str]
+    out_dir: str
+    workers: int | None
+    scheduler: str | None
+    next_steps: list[str]
+
+
+class BatchStatusResult(Result):
+    success: Literal[True]
+    job_id: str
+    status: BatchStatus
+    progress: BatchCounts
+    started_at: str
+    seconds: float
+    out_dir: str
+    cluster: str
+    files: dict[str, str]
+    genomes: list[BatchGenome]
+    offset: int
+    next_offset: int | None
+    error: dict[str, Any] | None
+    next_steps: list[str]
