@@ -30,7 +30,7 @@ from gem_flux_mcp.services import phenotypes
 from gem_flux_mcp.services.essentiality import check_threshold
 from gem_flux_mcp.services.fba import check_flux_threshold
 from gem_flux_mcp.services.gapfill import check_gapfill_mode, check_target_growth_rate
-from gem_flux_mcp.services.models import check_limit, check_offset
+from gem_flux_mcp.services.models import check_gapfill_offset, check_limit
 from gem_flux_mcp.services.revisions import check_reason
 
 MAX_TEXT_CHARS = 10_000  # any one string argument
@@ -56,7 +56,7 @@ ARGUMENT_CHECKS: dict[tuple[str, str], Callable[[Any], object]] = {
     ("list_media", "name"): media_service.check_name_filter,
     ("list_media", "compound"): media_service.check_compound_filter,
     ("get_model", "limit"): check_limit,
-    ("get_model", "gapfill_reactions_offset"): check_offset,
+    ("get_model", "gapfill_reactions_offset"): check_gapfill_offset,
     ("run_fba", "flux_threshold"): check_flux_threshold,
     ("revise_model", "reason"): check_reason,
     ("build_model", "template"): check_build_template,

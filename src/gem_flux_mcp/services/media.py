@@ -12,6 +12,7 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import NotFoundError, ValidationError
 from gem_flux_mcp.modeling import media
 from gem_flux_mcp.services import results
+from gem_flux_mcp.services.paging import check_limit, check_offset
 from gem_flux_mcp.services.results import GetMediaResult, MediaCompound
 from gem_flux_mcp.services.workspace import Medium, Workspace
 from gem_flux_mcp.store.ids import MEDIA_NAME_RE, MEDIA_RESERVED_PREFIX
@@ -77,8 +78,8 @@ def list_media(ws: Workspace, name: object = None, compound: object = None, offs
     name or description (any order, case-insensitive); `compound`: an id or a name, see
     `resolve_compound_filter`."""
     text = check_name_filter(name) if name is not None else None
-    first = _check_offset(offset)
-    size = _check_limit(limit)
+    first = check_offset(offset)
+    size = check_limit(limit, MAX_PAGE)
     user = ws.store.list_media(ws.workspace_id)
     candidates = [_Candidate(row.media_id, row.media_name, row.compounds, row.created_at, False,
                              row.description or "", USER_CATEGORY) for row in user]
@@ -239,20 +240,6 @@ def resolve_compound_filter(ws: Workspace, compound: object, present: set[str]) 
             if near else ["Check the spelling, or pass a ModelSEED id such as 'cpd00027'."],
         )
     return ids
-
-
-def _check_offset(offset: object) -> int:
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise ValidationError(ErrorCode.INVALID_OFFSET, "offset must be an integer >= 0.",
-                              details={"provided": repr(offset)[:20]})
-    return offset
-
-
-def _check_limit(limit: object) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
-        raise ValidationError(ErrorCode.INVALID_LIMIT, f"limit must be an integer from 1 to {MAX_PAGE}.",
-                              details={"provided": repr(limit)[:20], "min": 1, "max": MAX_PAGE})
-    return limit
 
 
 def get_media(ws: Workspace, media_id: object, offset: int = 0, limit: int = MAX_PAGE) -> GetMediaResult:

@@ -4,13 +4,14 @@ from and export to files."""
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import NotFoundError, ValidationError
 from gem_flux_mcp.modeling import model_io
-from gem_flux_mcp.services import results
+from gem_flux_mcp.services import paging, results
 from gem_flux_mcp.services.revisions import revision_history
 from gem_flux_mcp.services.workspace import Workspace, model_info, model_key
 from gem_flux_mcp.store.rows import ModelRow
@@ -99,27 +100,15 @@ def _gapfill_page(row: ModelRow, offset: object) -> dict[str, Any]:
             valid_next_steps=["list_models"],
         )
     entries = record.get("reactions_added", [])
-    return {"media_id": record.get("media_id"), **page(entries, check_offset(offset, len(entries)))}
+    return {"media_id": record.get("media_id"), **page(entries, check_gapfill_offset(offset, len(entries)))}
 
 
 def check_limit(limit: object) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise ValidationError(ErrorCode.INVALID_LIMIT,
-                              f"limit must be an integer from 1 to {MAX_LIMIT}; got {limit!r}.",
-                              details={"provided": repr(limit)[:20], "min": 1, "max": MAX_LIMIT})
-    return limit
+    return paging.check_limit(limit, MAX_LIMIT)
 
 
-def check_offset(offset: object, total: int | None = None) -> int:
-    """An offset into `total` entries (or any offset >= 0 when the total is not known yet)."""
-    last = max((total or 0) - 1, 0)
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0 or (total is not None and offset > last):
-        raise ValidationError(
-            ErrorCode.INVALID_OFFSET, f"gapfill_reactions_offset must be an integer from 0 to {last}."
-            if total is not None else "gapfill_reactions_offset must be an integer >= 0.",
-            details={"provided": repr(offset)[:20], **({"total": total} if total is not None else {})},
-        )
-    return offset
+def check_gapfill_offset(offset: object, total: int | None = None) -> int:
+    return paging.check_offset(offset, total, "gapfill_reactions_offset")
 
 
 def _lineage(ws: Workspace, row: ModelRow) -> list[tuple[str, str | None]]:
@@ -136,6 +125,21 @@ def _lineage(ws: Workspace, row: ModelRow) -> list[tuple[str, str | None]]:
         chain.append((prow.model_id, prow.derived_from))
         parent = prow.derived_from
     return chain
+
+
+def import_model_request(ws: Workspace, file_path: object, file_content: object, encoding: object,
+                         model_name: object, fmt: object, resolve: Callable[[object], Path]
+                         ) -> results.ImportModelResult:
+    """import_model's one input: a file on the server (`resolve` checks it against the caller's
+    file area) or the file's content sent inline; exactly one of them."""
+    if file_path is not None and file_content is not None:
+        raise ValidationError(ErrorCode.BOTH_INPUTS_PROVIDED, "Give file_path or file_content, not both.")
+    if file_content is not None:
+        return import_model_content(ws, file_content, encoding, model_name, fmt)
+    if file_path is None:
+        raise ValidationError(ErrorCode.NO_INPUT_PROVIDED, "Pass file_path (a file on the server) or "
+                              "file_content (the file itself).")
+    return import_model(ws, resolve(file_path), model_name, fmt)
 
 
 def import_model_content(ws: Workspace, content: object, encoding: object, model_name: object = None,

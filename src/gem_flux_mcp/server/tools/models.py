@@ -9,8 +9,6 @@ from fastmcp import FastMCP
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from gem_flux_mcp.error_codes import ErrorCode
-from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.server.dependencies import current_file_area, current_workspace
 from gem_flux_mcp.server.files import FileArea
 from gem_flux_mcp.server.tools.common import CREATES, DELETES, READ_ONLY, ModelId, tool
@@ -69,15 +67,9 @@ def register(mcp: FastMCP) -> None:
     ) -> results.ImportModelResult:
         """Load a model file into the workspace (ModelSEED or any other namespace; media are
         matched to exchanges through ModelSEED ids and BiGG ids)."""
-        if file_path is not None and file_content is not None:
-            raise ValidationError(ErrorCode.BOTH_INPUTS_PROVIDED, "Give file_path or file_content, not both.")
-        if file_content is not None:
-            return models.import_model_content(workspace, file_content, content_encoding, model_name, format)
-        if file_path is None:
-            raise ValidationError(ErrorCode.NO_INPUT_PROVIDED, "Pass file_path (a file on the server) or "
-                                  "file_content (the file itself).")
-        path = area.resolve(file_path, param="file_path", must_exist=True)
-        return area.scrub_payload(models.import_model(workspace, path, model_name, format))
+        return area.scrub_payload(models.import_model_request(
+            workspace, file_path, file_content, content_encoding, model_name, format,
+            lambda raw: area.resolve(raw, param="file_path", must_exist=True)))
 
     @tool(mcp, "export_model", results.ExportModelResult,
           {"title": "Export model", **CREATES, "destructiveHint": True, "idempotentHint": True})
