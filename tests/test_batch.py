@@ -12,6 +12,7 @@ import signal
 import subprocess
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from conftest import GEM_FLUX
 from gem_flux_mcp.data.media_library import load_media_library
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.services.batch import BatchSpec, find_inputs, outputs, run_batch
+from gem_flux_mcp.services.batch.runner import plan_tasks
 from mcp_client import call, http_client
 
 PYRODIGAL_DATA = Path(pyrodigal.__file__).parent / "tests" / "data"
@@ -122,19 +124,24 @@ def test_batch_on_a_local_cluster_builds_checks_and_resumes(data_dir: Path, cach
     summary = json.loads((out / "summary.json").read_text())
     assert summary["counts"] == {"ok": 3, "failed": 1} and summary["media"] == [MEDIUM]
 
-    # a rerun skips the finished genomes, builds again the one whose model file changed, retries the failure
-    tampered = outputs.model_path(out, "GCF_001457455.1_NCTC11397_genomic_100kb")
-    tampered.write_bytes(tampered.read_bytes() + b"\n")
-    before = {name: outputs.model_path(out, name).stat().st_mtime_ns for name in ("bsubtilis_168", "ecoli_k12_mg1655")}
+    # a rerun skips the finished genomes and retries the failure
+    before = {name: outputs.model_path(out, name).stat().st_mtime_ns for name in list(rows)[:3]}
     second = run_batch(spec, workers=2)
     again = {row["genome"]: row for row in second.rows}
-    assert again["bsubtilis_168"].get("skipped") and again["ecoli_k12_mg1655"].get("skipped")
-    assert not again["GCF_001457455.1_NCTC11397_genomic_100kb"].get("skipped")
-    assert again["GCF_001457455.1_NCTC11397_genomic_100kb"]["status"] == "ok"
-    assert again["broken"]["status"] == "failed"
+    assert [name for name, row in again.items() if row.get("skipped")] == list(rows)[:3]
+    assert again["broken"]["status"] == "failed" and again["broken"]["attempts"] == 1
     assert {name: outputs.model_path(out, name).stat().st_mtime_ns for name in before} == before
-    assert outputs.completed_row(out, "GCF_001457455.1_NCTC11397_genomic_100kb", spec_key(spec, 2)) is not None
     assert not list(out.rglob("*.tmp"))
+
+    # a model file that no longer matches its report, a changed input or other settings: built again
+    tampered = outputs.model_path(out, "GCF_001457455.1_NCTC11397_genomic_100kb")
+    tampered.write_bytes(tampered.read_bytes() + b"\n")
+    todo, done = plan_tasks(spec)
+    assert [task.name for task in todo] == ["GCF_001457455.1_NCTC11397_genomic_100kb", "broken"]
+    assert [row["genome"] for row in done] == ["bsubtilis_168", "ecoli_k12_mg1655"]
+    other_medium = replace(spec, media={"pyruvate_minimal_aerobic": load_media_library(data_dir)[
+        "pyruvate_minimal_aerobic"].compounds})
+    assert len(plan_tasks(other_medium)[0]) == 4
 
 
 def spec_key(spec: BatchSpec, index: int) -> str:
