@@ -26,6 +26,8 @@ from gem_flux_mcp.data.media_library import load_media_library
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.services.batch import BatchSpec, find_inputs, outputs, run_batch
 from gem_flux_mcp.services.batch.runner import plan_tasks
+from gem_flux_mcp.services.batch.storing import StoreTarget
+from gem_flux_mcp.store.store import Store
 from mcp_client import call, http_client
 
 PYRODIGAL_DATA = Path(pyrodigal.__file__).parent / "tests" / "data"
@@ -155,7 +157,9 @@ def spec_key(spec: BatchSpec, index: int) -> str:
 def test_a_killed_worker_is_replaced_and_its_genome_run_again(data_dir: Path, cache_dir: Path, biochem: Any,
                                                               tmp_path: Path) -> None:
     out = tmp_path / "out"
-    spec = _spec([SMALL_GENOME], out, data_dir, cache_dir)
+    # the workers also keep what they build in a store of their own (no caller stores anything here)
+    spec = _spec([SMALL_GENOME], out, data_dir, cache_dir,
+                 store_to=StoreTarget(str(tmp_path / "state"), None, "lab"))
     done: dict[str, Any] = {}
     thread = threading.Thread(target=lambda: done.update(outcome=run_batch(spec, workers=2)))
     thread.start()
@@ -174,6 +178,11 @@ def test_a_killed_worker_is_replaced_and_its_genome_run_again(data_dir: Path, ca
     assert row["status"] == "ok" and row["attempts"] == 2, row
     assert outputs.attempt_pids(out, "KK037166")[0] == pids[0] and len(outputs.attempt_pids(out, "KK037166")) == 2
     assert outputs.completed_row(out, "KK037166", spec_key(spec, 0)) is not None  # file and report agree
+    with Store(tmp_path / "state") as store:
+        [stored] = store.list_models("lab")  # stored once, by the worker that finished it
+        assert stored.model_id == row["stored_model_id"] == "KK037166.gf"
+        assert stored.extra["batch_model_sha256"] == outputs.read_report(out, "KK037166")["model_sha256"]
+        assert stored.num_reactions == row["num_reactions"]
     assert _cobra_growth(outputs.model_path(out, "KK037166"), _medium(data_dir)) == pytest.approx(
         row["growth"][MEDIUM], abs=1e-5)
     assert not list(out.rglob("*.tmp"))

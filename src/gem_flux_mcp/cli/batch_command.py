@@ -13,6 +13,7 @@ from gem_flux_mcp.cli.errors import report_error
 from gem_flux_mcp.cli.progress import progress_reporter
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
+from gem_flux_mcp.server.access import LOCAL_WORKSPACE
 
 
 def add_parser(sub: Any) -> None:
@@ -65,11 +66,15 @@ def _run(args: argparse.Namespace, settings: Settings, started: float) -> dict[s
 
     from gem_flux_mcp.cli.workflow_commands import media_from_args
     from gem_flux_mcp.services.batch import BatchSpec, check_workers, find_inputs, run_batch
+    from gem_flux_mcp.services.batch.storing import StoreTarget, store_genome
 
     check_workers(args.workers)
+    # the workers store what they build (LOCAL_WORKSPACE, as the stdio server sees it); this process
+    # stores the genomes an earlier run finished
+    store_to = StoreTarget(str(settings.state_dir), settings.database_url, LOCAL_WORKSPACE) if args.store else None
     spec = BatchSpec(tuple(find_inputs(args.inputs)), media_from_args(args.media, settings), Path(args.out).resolve(),
                      settings.data_dir, settings.cache_dir, args.template, args.gene_calling,
-                     tuple(dict.fromkeys(args.phenotypes or [])))
+                     tuple(dict.fromkeys(args.phenotypes or [])), store_to)
     store = None
     if args.store:
         from gem_flux_mcp.store.store import Store
@@ -79,9 +84,7 @@ def _run(args: argparse.Namespace, settings: Settings, started: float) -> dict[s
         with progress_reporter("batch", quiet=args.quiet, started=started) as progress:
             def on_genome(row: dict[str, Any]) -> None:
                 if store is not None:
-                    from gem_flux_mcp.services.batch.storing import store_genome
-
-                    store_genome(store, "local", spec.out_dir, row)
+                    store_genome(store, LOCAL_WORKSPACE, spec.out_dir, row)
 
             def on_progress(state: Any) -> None:
                 message = (f"{state.finished}/{state.total} genomes ({state.skipped} done before, {state.failed} "

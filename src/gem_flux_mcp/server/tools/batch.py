@@ -65,7 +65,7 @@ def register(mcp: FastMCP) -> None:
                               for_write=True).parent
         return await anyio.to_thread.run_sync(lambda: start_batch(
             batches, workspace, paths, media_ids, template, gene_calling, phenotype_panels, folder, workers,
-            save_to_store, settings.data_dir, settings.cache_dir, area.show))
+            save_to_store, settings, area.show))
 
     @tool(mcp, "get_batch_status", results.BatchStatusResult, {**READ_ONLY, "title": "Batch status"})
     async def get_batch_status(

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.templates import check_template_choice
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
@@ -19,6 +20,7 @@ from gem_flux_mcp.services.workspace import Workspace
 from .inputs import find_inputs
 from .jobs import BatchJob, BatchJobs
 from .runner import BatchSpec, check_workers
+from .storing import StoreTarget
 
 DEFAULT_MEDIA = ("glucose_minimal_aerobic",)
 MAX_MEDIA = 10
@@ -33,7 +35,7 @@ def local_workers_allowed() -> int:
 
 def start_batch(jobs: BatchJobs, ws: Workspace, inputs: Sequence[Path], media_ids: Sequence[object] | None,
                 template: object, gene_calling: object, panels: Sequence[object] | None, out_dir: Path, workers: object,
-                save_to_store: bool, data_dir: Path, cache_dir: Path, show: Show) -> results.BuildModelsBatchResult:
+                save_to_store: bool, settings: Settings, show: Show) -> results.BuildModelsBatchResult:
     template = check_template_choice(template, allow_auto=True)
     count = check_workers(workers)
     if jobs.scheduler is None and count > local_workers_allowed():
@@ -47,8 +49,9 @@ def start_batch(jobs: BatchJobs, ws: Workspace, inputs: Sequence[Path], media_id
     media = dict(ws.medium(media_id) for media_id in chosen)
     chosen_panels = tuple(dict.fromkeys(str(check_panel(panel)) for panel in panels or []))
     genomes = find_inputs(inputs)
-    spec = BatchSpec(tuple(genomes), media, out_dir, data_dir, cache_dir, template, check_gene_calling(gene_calling),
-                     chosen_panels)
+    store_to = StoreTarget(str(settings.state_dir), settings.database_url, ws.workspace_id) if save_to_store else None
+    spec = BatchSpec(tuple(genomes), media, out_dir, settings.data_dir, settings.cache_dir, template,
+                     check_gene_calling(gene_calling), chosen_panels, store_to)
     job = jobs.start(ws.workspace_id, spec, count, save_to_store)
     return results.BuildModelsBatchResult(
         success=True, job_id=job.job_id, status=job.status, num_genomes=len(genomes),

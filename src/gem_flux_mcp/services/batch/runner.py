@@ -27,6 +27,7 @@ from gem_flux_mcp.errors import GemFluxError, ServerError, ValidationError
 from gem_flux_mcp.modeling.inputs.genome import GeneCalling
 
 from .inputs import GenomeInput
+from .storing import StoreTarget
 from .task import GenomeTask, reconstruct_genome, settings_key
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,7 @@ class BatchSpec:
     template: str = "auto"
     gene_calling: GeneCalling = "auto"
     phenotype_panels: tuple[str, ...] = ()
+    store_to: StoreTarget | None = None  # workers also keep each model they build in this store
 
 
 @dataclass
@@ -105,7 +107,7 @@ def plan_tasks(spec: BatchSpec, align_threads: int | None = None) -> tuple[list[
         outputs.attempts_path(spec.out_dir, genome.name).unlink(missing_ok=True)
         todo.append(GenomeTask(genome.name, str(genome.path), str(spec.out_dir), str(spec.data_dir),
                                str(spec.cache_dir), media, spec.template, spec.gene_calling, spec.phenotype_panels,
-                               key, align_threads))
+                               key, align_threads, spec.store_to))
     return todo, done
 
 

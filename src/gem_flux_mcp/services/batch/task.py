@@ -25,6 +25,7 @@ from typing import Any
 import gem_flux_mcp.services.batch.outputs as outputs
 from gem_flux_mcp.errors import GemFluxError
 from gem_flux_mcp.modeling.inputs.genome import GeneCalling
+from gem_flux_mcp.services.batch.storing import StoreTarget, store_built
 
 REPORT_VERSION = 1
 GROWTH_THRESHOLD = 0.1  # 1/h: a panel compound "grows" above it (the CarveMe/Biolog benchmark's call)
@@ -48,6 +49,7 @@ class GenomeTask:
     phenotype_panels: tuple[str, ...] = ()
     settings_key: str = field(default="", compare=False)
     align_threads: int | None = None  # None: one per core of the worker's machine
+    store_to: StoreTarget | None = None  # also keep the model in this store
 
 
 def settings_key(path: Path, media: dict[str, Medium], template: str, gene_calling: str,
@@ -95,11 +97,10 @@ def reconstruct_genome(task: GenomeTask) -> dict[str, Any]:
         details["error"] = {"error_code": "INTERNAL_ERROR", "message": str(exc), "traceback": traceback.format_exc()}
     row["total_s"] = round(time.perf_counter() - started, 2)
     row["worker_peak_rss_mb"] = _peak_rss_mb()
-    report: dict[str, Any] = {"report_version": REPORT_VERSION, "settings_key": task.settings_key, "row": row,
+    report: dict[str, Any] = {"report_version": REPORT_VERSION, "settings_key": task.settings_key,
+                              **{k: details.pop(k) for k in ("model_size", "model_sha256") if k in details},
+                              "row": {k: v for k, v in row.items() if k not in ("stored_model_id", "store_error")},
                               **details}
-    if row["status"] == "ok":
-        model = outputs.model_path(out_dir, task.name)
-        report.update(model_size=model.stat().st_size, model_sha256=outputs.file_sha256(model))
     outputs.write_report(out_dir, task.name, report)
     return row
 
@@ -118,13 +119,17 @@ def _run(task: GenomeTask, row: dict[str, Any]) -> tuple[dict[str, Any], dict[st
     result = reconstruct(task.name, found.proteins, task.media, template=task.template, data_dir=data_dir,
                          cache_dir=cache_dir, biochem=biochem,
                          options=BuildOptions(align_threads=task.align_threads))
+    model_file = outputs.model_path(out_dir, task.name)
     try:
         phenotypes = _panels(result.model, task, biochem)
         exported = time.perf_counter()
-        written = model_io.export_model_file(result.model, outputs.model_path(out_dir, task.name), "sbml",
-                                             model_annotations(result.model, biochem))
+        written = model_io.export_model_file(result.model, model_file, "sbml", model_annotations(result.model, biochem))
         export_s = round(time.perf_counter() - exported, 2)
         summary = result.summary()
+        sha256 = outputs.file_sha256(model_file)
+        if task.store_to is not None:
+            row.update(template=result.template, growth=result.growth)
+            store_built(task.store_to, row, result.model, model_file, sha256)
     finally:
         model_io.release_model(result.model)
     row.update(
@@ -137,7 +142,8 @@ def _run(task: GenomeTask, row: dict[str, Any]) -> tuple[dict[str, Any], dict[st
         phenotypes={panel: counts["growth"] for panel, counts in phenotypes.items()} or None,
         build_s=result.timings["build"], gapfill_s=result.timings["gapfill"], export_s=export_s,
         model_file=str(Path(outputs.MODELS) / f"{task.name}.xml"))
-    details = {"input_report": found.report, "warnings": found.warnings + written.warnings,
+    details = {"model_size": model_file.stat().st_size, "model_sha256": sha256, "input_report": found.report,
+               "warnings": found.warnings + written.warnings,
                "template_reason": result.template_reason, "draft": result.draft,
                "gapfill_reports": {step.medium: step.report for step in result.gapfills},
                "phenotype_panels": phenotypes}
