@@ -10,6 +10,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import replace
@@ -21,7 +22,7 @@ import httpx
 import pyrodigal
 import pytest
 
-from conftest import GEM_FLUX
+from conftest import GEM_FLUX, free_port
 from gem_flux_mcp.data.media_library import load_media_library
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.services.batch import BatchSpec, find_inputs, outputs, run_batch
@@ -237,14 +238,31 @@ async def test_batch_tools_over_mcp(http_server: str, tmp_path: Path, data_dir: 
     assert job_id in page and again["job_id"] in page and "1 done, 0 failed of 1" in page
 
 
-def test_batch_command_reports_failures_with_exit_code_3(data_dir: Path, cache_dir: Path, biochem: Any,
-                                                        tmp_path: Path) -> None:
-    broken = _broken(tmp_path / "in")
+def test_batch_command_on_an_existing_dask_cluster(data_dir: Path, cache_dir: Path, biochem: Any,
+                                                   tmp_path: Path) -> None:
+    """`gem-flux batch --scheduler` sends the genomes to a cluster started apart, as a lab runs
+    one (`dask scheduler` and `dask worker`); a failed genome gives exit code 3."""
+    dask = str(Path(sys.executable).parent / "dask")
+    port = free_port()
     env = {**os.environ, "GEMFLUX_DATA_DIR": str(data_dir), "GEMFLUX_CACHE_DIR": str(cache_dir)}
-    done = subprocess.run([GEM_FLUX, "batch", str(broken), "--out", str(tmp_path / "out"), "--workers", "1",
-                           "--json", "--quiet"], env=env, capture_output=True, text=True, timeout=300)
+    logs = (tmp_path / "scheduler.log").open("wb")
+    cluster = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                 "--dashboard-address", ":0"], env=env, stdout=logs, stderr=subprocess.STDOUT)]
+    try:
+        cluster.append(subprocess.Popen([dask, "worker", f"tcp://127.0.0.1:{port}", "--nworkers", "1", "--nthreads",
+                                         "1", "--no-dashboard"], env=env, stdout=logs, stderr=subprocess.STDOUT))
+        broken = _broken(tmp_path / "in")
+        done = subprocess.run([GEM_FLUX, "batch", str(broken), "--out", str(tmp_path / "out"), "--scheduler",
+                               f"tcp://127.0.0.1:{port}", "--json", "--quiet"], env=env, capture_output=True,
+                              text=True, timeout=300)
+    finally:
+        for proc in reversed(cluster):
+            proc.terminate()
+            proc.wait(timeout=30)
+        logs.close()
     assert done.returncode == 3, done.stderr
     answer = json.loads(done.stdout)
+    assert answer["cluster"] == f"scheduler tcp://127.0.0.1:{port}"
     assert answer["counts"] == {"failed": 1} and answer["failed"][0]["error_code"] == "GENOME_NO_GENES"
     assert (tmp_path / "out" / "summary.tsv").read_text().splitlines()[1].startswith("broken\tfailed")
     bad = subprocess.run([GEM_FLUX, "batch", str(tmp_path / "none"), "--out", str(tmp_path / "o2")], env=env,
