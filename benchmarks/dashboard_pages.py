@@ -170,7 +170,7 @@ def main() -> None:
                 stop_server(proc)
     print("gem-flux dashboard pages: a gapfilled E. coli K-12 model made over MCP")
     print(f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} | {os.cpu_count()} CPUs | "
-          f"Python {sys.version.split()[0]} | data {data_dir}")
+          f"Python {sys.version.split()[0]} | data {os.path.relpath(data_dir)}")
     print(f"model {made['gapfilled']}: {made['num_reactions']} reactions; workflow over MCP: "
           + ", ".join(f"{k} {v:.1f} s" for k, v in made["steps"].items()))
     print(f"each page in a fresh server: 1 cold request, then {args.repeats} warm (median, max)")

@@ -37,11 +37,7 @@ def start_batch(jobs: BatchJobs, ws: Workspace, inputs: Sequence[Path], media_id
                 template: object, gene_calling: object, panels: Sequence[object] | None, out_dir: Path, workers: object,
                 save_to_store: bool, settings: Settings, show: Show) -> results.BuildModelsBatchResult:
     template = check_template_choice(template, allow_auto=True)
-    count = check_workers(workers)
-    if jobs.scheduler is None and count > local_workers_allowed():
-        raise ValidationError(ErrorCode.INVALID_WORKERS, f"This server has {local_workers_allowed()} cores; ask for "
-                              f"at most that many workers (got {count}).",
-                              details={"provided": count, "max_workers": local_workers_allowed()})
+    count = check_workers(workers) if jobs.scheduler else check_workers(workers, local_workers_allowed())
     chosen = list(media_ids) if media_ids else list(DEFAULT_MEDIA)
     if len(chosen) > MAX_MEDIA:
         raise ValidationError(ErrorCode.INVALID_MEDIA, f"At most {MAX_MEDIA} media per batch.",

@@ -86,10 +86,11 @@ OnGenome = Callable[[dict[str, Any]], None]
 OnProgress = Callable[[BatchProgress], None]
 
 
-def check_workers(workers: object) -> int:
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_LOCAL_WORKERS:
-        raise ValidationError(ErrorCode.INVALID_WORKERS, f"workers must be a whole number from 1 to "
-                              f"{MAX_LOCAL_WORKERS}; got {workers!r}.", details={"provided": repr(workers)[:30]})
+def check_workers(workers: object, maximum: int = MAX_LOCAL_WORKERS) -> int:
+    """A whole number of worker processes from 1 to `maximum`, else INVALID_WORKERS."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= maximum:
+        raise ValidationError(ErrorCode.INVALID_WORKERS, f"workers must be a whole number from 1 to {maximum}; "
+                              f"got {workers!r}.", details={"provided": repr(workers)[:30], "max_workers": maximum})
     return workers
 
 
