@@ -71,6 +71,19 @@ def test_gapfill_on_two_media_then_fba(ecoli: cobra.Model, server_env: dict[str,
         assert growth(model, medium_of(data_dir, name)) >= 0.01
     assert growth(ecoli, medium_of(data_dir, "glucose_minimal_aerobic")) < 1e-6  # the draft file was the input
 
+    # --together: one gapfill on both media (one step), which COBRApy finds growing on each
+    together = tmp_path / "together.json"
+    proc = gem_flux("gapfill", str(draft), "--media", "glucose_minimal_aerobic", "--media",
+                    "glucose_minimal_anaerobic", "--together", "--out", str(together), "--json", "--quiet",
+                    env=server_env)
+    assert proc.returncode == 0, proc.stderr
+    (step,) = json.loads(proc.stdout)["gapfills"]
+    assert step["medium"] == "glucose_minimal_aerobic + glucose_minimal_anaerobic"
+    joint = cobra.io.load_json_model(str(together))
+    for name, rates in step["growth_by_medium"].items():
+        assert growth(joint, medium_of(data_dir, name)) == pytest.approx(rates["after"], rel=1e-4)
+        assert rates["after"] >= 0.01
+
     proc = gem_flux("fba", str(gapfilled), "--medium", "glucose_minimal_aerobic", "--json", "--out",
                     str(tmp_path / "fluxes.tsv"), env=server_env)
     assert proc.returncode == 0, proc.stderr

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from gem_flux_mcp.data.biochem import BiochemIndex
+from gem_flux_mcp.data.media_library import load_media_library
 from gem_flux_mcp.errors import InfeasibilityError, LibraryError, TimeoutError_
 from gem_flux_mcp.modeling import gapfill as gf
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
@@ -76,6 +77,82 @@ def test_integer_pass_keeps_the_cheapest_route() -> None:
     assert sorted(lp.cheapest_subset([2, 3, 4], costs, lower, upper, 10)) == [3, 4]
     upper[3] = 0.0  # without a_c only the direct route is left
     assert lp.cheapest_subset([2, 4], costs, lower, upper, 10) == [2]
+
+
+# ------------------------------------------------------------------------------ several media at once
+
+S1, S2, MIDDLE, X = "cpd90001", "cpd90002", "cpd90003", "cpd90004"
+
+
+def toy_template(direct_cost: float) -> Any:
+    """A ModelSEED template (read by ModelSEEDpy from its JSON form) with two substrates: each can
+    be taken up (cost 1) and made into the biomass precursor X directly (`direct_cost` each), or
+    both through one shared intermediate (1 + 1, and 2 for the shared step)."""
+    from modelseedpy.core.mstemplate import MSTemplateBuilder
+
+    def reaction(number: int, stoichiometry: dict[str, int], cost: float) -> dict[str, Any]:
+        return {"id": f"rxn{number}_c", "name": f"toy {number}", "GapfillDirection": ">", "base_cost": cost,
+                "direction": ">", "forward_penalty": 0, "reverse_penalty": 0, "lower_bound": 0, "upper_bound": 1000,
+                "maxforflux": 1000, "maxrevflux": 0, "reaction_ref": f"kbase/default/reactions/id/rxn{number}",
+                "templateReactionReagents": [{"coefficient": c, "templatecompcompound_ref": f"~/compcompounds/id/{m}"}
+                                             for m, c in stoichiometry.items()],
+                "templatecompartment_ref": "~/compartments/id/c", "templatecomplex_refs": [], "type": "conditional"}
+
+    compounds = (S1, S2, MIDDLE, X)
+    return MSTemplateBuilder.from_dict({
+        "__VERSION__": 1, "biochemistry_ref": "", "biomasses": [], "complexes": [], "roles": [], "pathways": [],
+        "subsystems": [], "domain": "Bacteria", "id": "toy", "name": "toy", "type": "GenomeScale",
+        "compartments": [{"id": "c", "name": "Cytosol", "hierarchy": 3, "pH": 7, "aliases": []},
+                         {"id": "e", "name": "Extracellular", "hierarchy": 0, "pH": 7, "aliases": []}],
+        "compounds": [{"id": c, "name": c, "abbreviation": c, "formula": "C6H12O6", "defaultCharge": 0, "mass": 180,
+                       "aliases": [], "isCofactor": 0, "deltaG": 0, "deltaGErr": 0} for c in compounds],
+        "compcompounds": [{"id": f"{c}_{k}", "charge": 0, "maxuptake": 0,
+                           "templatecompartment_ref": f"~/compartments/id/{k}",
+                           "templatecompound_ref": f"~/compounds/id/{c}"} for c in compounds for k in ("c", "e")],
+        "reactions": [reaction(90001, {f"{S1}_e": -1, f"{S1}_c": 1}, 1),
+                      reaction(90002, {f"{S2}_e": -1, f"{S2}_c": 1}, 1),
+                      reaction(90003, {f"{S1}_c": -1, f"{X}_c": 1}, direct_cost),
+                      reaction(90004, {f"{S2}_c": -1, f"{X}_c": 1}, direct_cost),
+                      reaction(90005, {f"{S1}_c": -1, f"{MIDDLE}_c": 1}, 1),
+                      reaction(90006, {f"{S2}_c": -1, f"{MIDDLE}_c": 1}, 1),
+                      reaction(90007, {f"{MIDDLE}_c": -1, f"{X}_c": 1}, 2)],
+    }).build()
+
+
+def toy_model() -> cobra.Model:
+    model = cobra.Model("toy")
+    biomass = cobra.Reaction("bio1", lower_bound=0, upper_bound=1000)
+    biomass.add_metabolites({cobra.Metabolite(f"{X}_c0", compartment="c0"): -1})
+    model.add_reactions([biomass])
+    model.objective = "bio1"
+    return model
+
+
+def toy_gapfill(model: cobra.Model, template: Any, media: list[dict[str, tuple[float, float]]]
+                ) -> gf.GenomeScaleResult:
+    result = gf.gapfill_genome_scale(model, template, media, "bio1", 0.1, [], {}, [{} for _ in media],
+                                     gf.GapfillOptions(), set(), {}, SolverDeadline(60), lambda *_: None)
+    assert result is not None
+    return result
+
+
+def test_several_media_at_once_share_the_cheapest_additions() -> None:
+    # alone, each medium is cheapest through its own direct step (1 + 2.5); one medium after the
+    # other that costs 7. Together the shared route (1 + 1 + 1 + 1 + 2 = 6) is cheaper.
+    template = toy_template(direct_cost=2.5)
+    one, two = {S1: (-10.0, 1000.0)}, {S2: (-10.0, 1000.0)}
+    in_turn = toy_model()
+    costs = [toy_gapfill(in_turn, template, [medium]).cost for medium in (one, two)]
+    together = toy_model()
+    joint = toy_gapfill(together, template, [one, two])
+    assert sum(costs) == pytest.approx(7.0) and joint.cost == pytest.approx(6.0) and joint.integer_pass
+    assert sorted(r for r, _ in joint.added) == [f"rxn9000{i}_c0" for i in (1, 2, 5, 6, 7)]
+    for medium in (one, two):  # COBRApy: the model grows on each medium, and on neither without it
+        assert cobra_growth(together, medium) > 0.1 - 1e-9
+    assert cobra_growth(together, {}) < 1e-9
+    # when the direct steps are cheap, together takes them too: a joint answer is never dearer
+    cheap = toy_gapfill(toy_model(), toy_template(direct_cost=1.0), [one, two])
+    assert cheap.cost == pytest.approx(4.0)
 
 
 # ------------------------------------------------------------------------------ real drafts
@@ -187,6 +264,20 @@ def test_bsubtilis_gapfill_passes_the_quality_checks(data_dir: Path, biochem: Bi
     assert cobra_growth(run.model, {c: b for c, b in medium.items() if c != "cpd00027"}) < 1e-6
     assert cobra_atp_from_nothing(run.model) < 1e-6
     assert np.isfinite(run.timings["total"])
+
+    # the draft on glucose and succinate at once: COBRApy finds growth on each, none on either
+    # medium without its carbon source, and no ATP from nothing
+    library = load_media_library(data_dir)
+    carbon = {"glucose_minimal_aerobic": "cpd00027", "m9_succinate_aerobic": "cpd00036"}
+    media = {name: dict(library[name].compounds) for name in carbon}
+    joint = gf.gapfill_from_data(draft, media, gf.GapfillOptions(), template_name="GramPositive",
+                                 data_dir=data_dir, biochem=biochem, previous_atp=run.atp)
+    assert joint.quality["all_passed"], joint.quality
+    assert set(joint.by_medium) == set(media) and joint.growth_after == min(a for _, a in joint.by_medium.values())
+    for name, bounds in media.items():
+        assert cobra_growth(joint.model, bounds) == pytest.approx(joint.by_medium[name][1], rel=1e-4)
+        assert cobra_growth(joint.model, {c: b for c, b in bounds.items() if c != carbon[name]}) < 1e-6
+    assert cobra_atp_from_nothing(joint.model) < 1e-6
 
 
 def test_a_failure_inside_a_stage_gets_that_stages_error_code() -> None:

@@ -75,6 +75,19 @@ async def test_build_gapfill_fba_over_mcp(server_env: dict[str, str], data_dir: 
         assert again["quality_checks"]["all_passed"], again["quality_checks"]
         assert again["growth_rate_after"] > 0  # E. coli ferments glucose
 
+        # several media at once: one set of additions with which the model grows on each
+        both = ["glucose_minimal_aerobic", "m9_succinate_aerobic"]
+        joint = await call(client, "gapfill_model", {"model_id": "ecoli.draft", "media_ids": both})
+        assert joint["model_id"] == "ecoli.draft.gf.v3" and joint["media_ids"] == both
+        assert joint["quality_checks"]["all_passed"], joint["quality_checks"]
+        assert set(joint["growth_by_medium"]) == set(both)
+        assert joint["growth_rate_after"] == min(g["after"] for g in joint["growth_by_medium"].values())
+        for medium, growth in joint["growth_by_medium"].items():
+            assert growth["met_target"] and growth["before"] < 1e-6
+            fba = await call(client, "run_fba", {"model_id": "ecoli.draft.gf.v3", "media_id": medium})
+            assert fba["objective_value"] == pytest.approx(growth["after"], rel=1e-4, abs=1e-6)
+        assert result["media_ids"] == ["glucose_minimal_aerobic"] and result["growth_by_medium"] is None
+
 
 async def test_gapfill_input_errors(server_env: dict[str, str], data_dir: Path, tmp_path: Path) -> None:
     async with in_process_client(server_env) as client:
@@ -90,6 +103,18 @@ async def test_gapfill_input_errors(server_env: dict[str, str], data_dir: Path, 
             assert body["details"]["valid_range"] == [0.001, 10.0]
         body = await call(client, "gapfill_model", {**base, "gapfill_mode": "genome"}, error="INVALID_GAPFILL_MODE")
         assert body["details"]["valid_modes"] == ["full", "atp_only", "genomescale_only"]
+        body = await call(client, "gapfill_model", {"model_id": "tiny.draft"}, error="INVALID_MEDIA")
+        assert body["example_call"]["arguments"]["media_ids"]
+        await call(client, "gapfill_model", {"model_id": "tiny.draft", "media_ids": []}, error="INVALID_MEDIA")
+        await call(client, "gapfill_model", {**base, "media_ids": ["lb_aerobic", "no_such_medium"]},
+                   error="MEDIA_NOT_FOUND")
+        many = [f"m9_{c}_aerobic" for c in ("glucose", "succinate", "acetate", "citrate", "ethanol", "fructose",
+                                            "fumarate", "galactose", "gluconate", "glycerol", "lactate")]
+        body = await call(client, "gapfill_model", {"model_id": "tiny.draft", "media_ids": many},
+                          error="INVALID_ARGUMENTS")
+        assert body["details"]["errors"][0]["argument"] == "media_ids"
+        body = await call(client, "gapfill_model", {**base, "media_ids": many[:10]}, error="INVALID_MEDIA")
+        assert body["details"] == {"num_media": 11, "max_media": 10}
         await call(client, "get_model", {"model_id": "tiny.draft", "gapfill_reactions_offset": 0},
                    error="NOT_GAPFILLED")
         listed = await call(client, "list_models", {})

@@ -29,7 +29,9 @@ def add_parsers(sub: Any) -> None:
         parser.add_argument("--cache-dir", help="cache folder (default: $GEMFLUX_CACHE_DIR)")
 
     media_help = ("a predefined medium (e.g. glucose_minimal_aerobic) or a medium JSON file; repeat to gapfill "
-                  "on several media in turn")
+                  "on several media (in turn, or at once with --together)")
+    together_help = ("with several --media: one gapfill on all of them at once, the cheapest set of reactions that "
+                     "reaches the target on every medium (default: one medium after the other)")
     gap = sub.add_parser("gapfill", help="gapfill a model file on one or more media")
     gap.add_argument("model", help="SBML (.xml) or COBRApy JSON model, e.g. from gem-flux build")
     gap.add_argument("--media", action="append", required=True, metavar="MEDIUM", help=media_help)
@@ -38,6 +40,7 @@ def add_parsers(sub: Any) -> None:
                      help="template the added reactions come from (default GramNegative)")
     gap.add_argument("--target-growth", type=float, default=0.01, help="growth to reach, 1/h (default 0.01)")
     gap.add_argument("--mode", choices=["full", "atp_only", "genomescale_only"], default="full")
+    gap.add_argument("--together", action="store_true", help=together_help)
     common(gap)
 
     fba = sub.add_parser("fba", help="flux balance analysis of a model file on a medium")
@@ -58,6 +61,7 @@ def add_parsers(sub: Any) -> None:
     rec.add_argument("--model-id", help="model id (default: the input file name)")
     rec.add_argument("--gene-calling", choices=["auto", "single", "meta"], default="auto",
                      help="Prodigal mode for a genome (auto: single for 100 kb or more)")
+    rec.add_argument("--together", action="store_true", help=together_help)
     common(rec)
 
 
@@ -118,13 +122,15 @@ def _gapfill(args: argparse.Namespace, settings: Settings, started: float) -> di
     biochem = _biochem(settings)
     with progress_reporter("gapfill", quiet=args.quiet, started=started) as progress:
         gapfilled, steps = gapfill_in_turn(model, media, args.template, settings.data_dir, biochem,
-                                           target_growth=args.target_growth, mode=args.mode, progress=progress)
+                                           target_growth=args.target_growth, mode=args.mode, progress=progress,
+                                           together=args.together)
     written = _write(gapfilled, out, biochem)
     added = sum(s.reactions_added for s in steps)
     return {
         "model_id": gapfilled.id, **written, "template": args.template,
         "gapfills": [{"medium": s.medium, **s.report} for s in steps],
-        "lines": [f"gapfilled {args.model} on {len(steps)} medium/media: {added} reactions added",
+        "lines": [f"gapfilled {args.model} on {len(media)} medium/media{' at once' if len(steps) < len(media) else ''}"
+                  f": {added} reactions added",
                   *_gapfill_lines(steps), f"wrote {written['model_file']} ({len(gapfilled.reactions)} reactions)"],
     }
 
@@ -170,7 +176,7 @@ def _reconstruct(args: argparse.Namespace, settings: Settings, started: float) -
             progress("read", 0.0, warning)
         result = reconstruct(model_id, found.proteins, media, template=args.template, data_dir=settings.data_dir,
                              cache_dir=settings.cache_dir, biochem=biochem, options=BuildOptions(),
-                             progress=progress)
+                             progress=progress, together=args.together)
     written = _write(result.model, out, biochem)
     summary = result.summary()
     growth = ", ".join(f"{name} {rate:.3g} /h" for name, rate in result.growth.items())

@@ -75,10 +75,25 @@ class FluxLP:
                 values.append(float(coefficient))
             starts.append(len(indices))
         self.metabolites = list(rows)
-        self.matrix = sp.csc_matrix((np.array(values), np.array(indices, dtype=np.int32), np.array(starts)),
-                                    shape=(len(rows), len(columns)))
-        self.lower = np.array([c.lower for c in columns], dtype=float)
-        self.upper = np.array([c.upper for c in columns], dtype=float)
+        matrix = sp.csc_matrix((np.array(values), np.array(indices, dtype=np.int32), np.array(starts)),
+                               shape=(len(rows), len(columns)))
+        self._setup(matrix, np.array([c.lower for c in columns], dtype=float),
+                    np.array([c.upper for c in columns], dtype=float), deadline)
+
+    @classmethod
+    def from_matrix(cls, ids: Sequence[str], matrix: sp.spmatrix, lower: np.ndarray, upper: np.ndarray,
+                    deadline: SolverDeadline) -> FluxLP:
+        """An LP given as its matrix (rows = 0) and column bounds, e.g. several networks stacked."""
+        lp = cls.__new__(cls)
+        lp.ids = list(ids)
+        lp.index = {cid: i for i, cid in enumerate(lp.ids)}
+        lp.metabolites = [f"row{i}" for i in range(matrix.shape[0])]
+        lp._setup(sp.csc_matrix(matrix), np.asarray(lower, dtype=float), np.asarray(upper, dtype=float), deadline)
+        return lp
+
+    def _setup(self, matrix: sp.csc_matrix, lower: np.ndarray, upper: np.ndarray, deadline: SolverDeadline) -> None:
+        self.matrix = matrix
+        self.lower, self.upper = lower, upper
         self.deadline = deadline
         self._highs = self._new_highs(self.matrix, self.lower, self.upper)
         self.solves = 0

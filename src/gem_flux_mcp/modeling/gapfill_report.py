@@ -107,9 +107,13 @@ def describe(run: GapfillRun, details: ReactionDetails, target: float) -> dict[s
     unused = [m for m in (atp.core_gapfill if atp else {}) if m not in selected and m not in failed]
     met = run.growth_after >= target * (1 - 1e-6)
     genome = run.genome_scale
+    several = len(run.by_medium) > 1
     return {
         "growth_rate_before": round(run.growth_before, 6),
         "growth_rate_after": round(run.growth_after, 6),
+        # on several media: each medium's growth (growth_rate_before/after are the lowest)
+        "growth_by_medium": {name: {"before": round(b, 6), "after": round(a, 6), "met_target": a >= target * (1 - 1e-6)}
+                             for name, (b, a) in run.by_medium.items()} if several else None,
         "gapfilling_successful": met,
         "objective": run.objective,
         "num_reactions_added": len(entries),
@@ -144,8 +148,11 @@ def describe(run: GapfillRun, details: ReactionDetails, target: float) -> dict[s
         },
         "quality_checks": run.quality,
         "interpretation": {
-            "overview": (f"Growth {run.growth_before:.3f} → {run.growth_after:.3f} /h on the medium "
-                         f"({'meets' if met else 'below'} the target {target}) with {len(entries)} reactions added."),
+            "overview": ((f"Lowest growth over the {len(run.by_medium)} media " if several else "Growth ")
+                         + f"{run.growth_before:.3f} → {run.growth_after:.3f} /h"
+                         + ("" if several else " on the medium")
+                         + f" ({'meets' if met else 'below'} the target {target}) with {len(entries)} reactions "
+                           "added."),
             "growth_improvement": {"before": round(run.growth_before, 6), "after": round(run.growth_after, 6),
                                    "target": target, "met_target": met},
             "gapfilling_assessment": assessment(len(entries)),

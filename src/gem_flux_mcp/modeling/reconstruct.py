@@ -90,25 +90,29 @@ def build_with_template(model_id: str, proteins: list[Protein], template: str, o
 
 
 def gapfill_in_turn(model: cobra.Model, media: Mapping[str, Medium], template: str, data_dir: Path, biochem: Any,
-                    target_growth: float = 0.01, mode: str = "full", progress: Progress = _quiet
-                    ) -> tuple[cobra.Model, list[GapfillStep]]:
+                    target_growth: float = 0.01, mode: str = "full", progress: Progress = _quiet,
+                    together: bool = False) -> tuple[cobra.Model, list[GapfillStep]]:
     """Gapfill on each medium in turn, each on the result of the last (the ATP correction of the
-    first reused); a medium the model already grows on adds nothing."""
+    first reused); a medium the model already grows on adds nothing. `together`: one gapfill on
+    all the media at once (one cheapest set of additions for every medium), one step."""
     from . import gapfill, gapfill_report
 
+    groups = [dict(media)] if together and len(media) > 1 else [{name: medium} for name, medium in media.items()]
     steps: list[GapfillStep] = []
     atp: AtpCorrection | None = None
     current = model
-    for number, (name, medium) in enumerate(media.items()):
+    for number, group in enumerate(groups):
+        name = " + ".join(group)
         started = time.perf_counter()
-        share = _scaled(progress, number / len(media), (number + 1) / len(media))
+        share = _scaled(progress, number / len(groups), (number + 1) / len(groups))
         options = gapfill.GapfillOptions(target_growth=target_growth, mode=mode)
         try:
-            run = gapfill.gapfill_from_data(current, dict(medium), options, template_name=template,
-                                            data_dir=data_dir, biochem=biochem, previous_atp=atp, progress=share)
+            run = gapfill.gapfill_from_data(current, group if len(group) > 1 else dict(group[name]), options,
+                                            template_name=template, data_dir=data_dir, biochem=biochem,
+                                            previous_atp=atp, progress=share)
         except GemFluxError as exc:
-            if len(media) > 1:  # say which medium of several failed
-                exc.message = f"Gapfilling on medium {name} (number {number + 1} of {len(media)}): {exc.message}"
+            if len(groups) > 1:  # say which medium of several failed
+                exc.message = f"Gapfilling on medium {name} (number {number + 1} of {len(groups)}): {exc.message}"
                 exc.details = {**exc.details, "medium": name, "media_done": [s.medium for s in steps]}
             raise
         report = gapfill_report.describe(run, biochem.reaction_details, target_growth)
@@ -124,7 +128,7 @@ def gapfill_in_turn(model: cobra.Model, media: Mapping[str, Medium], template: s
 
 def reconstruct(model_id: str, proteins: list[Protein], media: Mapping[str, Medium], *, template: str,
                 data_dir: Path, cache_dir: Path, biochem: Any, options: BuildOptions | None = None,
-                progress: Progress = _quiet) -> Reconstruction:
+                progress: Progress = _quiet, together: bool = False) -> Reconstruction:
     from .gapfill import growth_on
     from .gapfill.run import pick_objective
 
@@ -136,7 +140,7 @@ def reconstruct(model_id: str, proteins: list[Protein], media: Mapping[str, Medi
     timings["build"] = round(time.perf_counter() - started, 2)
     draft = describe_draft(built.model, chosen, built.annotation)
     model, steps = gapfill_in_turn(built.model, media, chosen, data_dir, biochem,
-                                   progress=_scaled(progress, 0.4, 0.95))
+                                   progress=_scaled(progress, 0.4, 0.95), together=together)
     if model is not built.model:
         release_model(built.model)
     timings["gapfill"] = round(time.perf_counter() - started - timings["build"], 2)

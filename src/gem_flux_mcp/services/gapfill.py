@@ -19,6 +19,7 @@ from gem_flux_mcp.store.store import derived_model_id
 GapfillMode = Literal["full", "atp_only", "genomescale_only"]
 GAPFILL_MODES: tuple[str, ...] = get_args(GapfillMode)
 MAX_TARGET_GROWTH = 10.0
+MAX_GAPFILL_MEDIA = 10
 GAPFILL_TEMPLATES = ("GramNegative", "GramPositive")
 
 
@@ -49,18 +50,42 @@ def check_gapfill_mode(gapfill_mode: object) -> str:
     return str(gapfill_mode)
 
 
+def requested_media(media_id: object, media_ids: object, model_id: str = "E_coli.draft") -> list[object]:
+    """The media a gapfill is asked for: `media_id`, then `media_ids` (repeats dropped), at least
+    one and at most MAX_GAPFILL_MEDIA."""
+    if media_ids is not None and not isinstance(media_ids, list | tuple):
+        raise ValidationError(ErrorCode.INVALID_MEDIA, "media_ids must be a list of media ids.",
+                              details={"provided": repr(media_ids)[:60]})
+    wanted = ([] if media_id is None else [media_id]) + list(media_ids or [])
+    unique = list(dict.fromkeys(m.strip() if isinstance(m, str) else m for m in wanted))
+    if not unique or len(unique) > MAX_GAPFILL_MEDIA:
+        raise ValidationError(
+            ErrorCode.INVALID_MEDIA,
+            "Give the medium to gapfill on as media_id, or several as media_ids (one cheapest set of reactions "
+            f"for all of them; at most {MAX_GAPFILL_MEDIA})." if not unique else
+            f"At most {MAX_GAPFILL_MEDIA} media in one gapfill; got {len(unique)}.",
+            details={"num_media": len(unique), "max_media": MAX_GAPFILL_MEDIA},
+            suggestions=["list_media shows the media available."],
+            example_call={"tool": "gapfill_model", "arguments": {
+                "model_id": model_id, "media_ids": ["glucose_minimal_aerobic", "lb_aerobic"]}},
+        )
+    return unique
+
+
 def prepare_gapfill(ws: Workspace, model_id: object, media_id: object, target_growth_rate: object,
-                    gapfill_mode: object) -> GapfillJob:
+                    gapfill_mode: object, media_ids: object = None) -> GapfillJob:
     """Validate a gapfill request and gather what the worker needs (no state changes)."""
     key = model_key(model_id)
     target = check_target_growth_rate(target_growth_rate, key)
     mode = check_gapfill_mode(gapfill_mode)
+    media = dict(ws.medium(m) for m in requested_media(media_id, media_ids, key))
     row = ws.store.get_model_row(ws.workspace_id, key)
-    medium_id, medium = ws.medium(media_id)
+    (medium_id, medium), *others = media.items()
     template = row.template if row.template in GAPFILL_TEMPLATES else "GramNegative"
     return GapfillJob(
         model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
         medium=dict(medium), target_growth=target, mode=mode, template=template,
+        other_media=tuple((name, dict(bounds)) for name, bounds in others),
         new_model_id=derived_model_id(ws.store, ws.workspace_id, key, suffix="gf"),
         atp_correction=known_atp_correction(ws, row),
         template_note=None if template == row.template else
@@ -82,6 +107,7 @@ def known_atp_correction(ws: Workspace, row: ModelRow) -> dict[str, Any] | None:
 def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> results.GapfillModelResult:
     """Store the gapfilled model under a fresh id, record the result, shape the answer."""
     key = job.model_id
+    media_ids = [job.media_id, *(name for name, _ in job.other_media)]
     report = dict(outcome.report)
     entries = report.pop("reactions_added")
     parent = ws.store.get_model_row(ws.workspace_id, key)
@@ -90,7 +116,8 @@ def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> re
     row = ws.store.add_model(
         ws.workspace_id, new_id, SerializedModel(outcome.data, outcome.stats),
         model_name=None, source="gapfilled", template=job.template, derived_from=key,
-        extra={"gapfill": {"media_id": job.media_id, "target_growth_rate": job.target_growth,
+        extra={"gapfill": {"media_id": job.media_id, **({"media_ids": media_ids} if len(media_ids) > 1 else {}),
+                           "target_growth_rate": job.target_growth,
                            "mode": job.mode, "reactions_added": entries,
                            "quality_checks": report["quality_checks"]},
                **({"atp_correction": atp} if atp else {})},
@@ -100,7 +127,9 @@ def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> re
                "target_growth_rate": job.target_growth,
                "growth_rate_before": report["growth_rate_before"],
                "growth_rate_after": report["growth_rate_after"],
-               "num_reactions_added": len(entries), "quality_checks_passed": report["quality_checks"]["all_passed"]}
+               "num_reactions_added": len(entries), "quality_checks_passed": report["quality_checks"]["all_passed"],
+               **({"media_ids": media_ids, "growth_by_medium": report["growth_by_medium"]}
+                  if len(media_ids) > 1 else {})}
     ws.store.add_result(ws.workspace_id, new_id, "gapfill", job.media_id, summary)
     ws.store.add_result(ws.workspace_id, key, "gapfill", job.media_id, summary)
     if atp and job.atp_correction is None and not parent.extra.get("atp_correction"):
@@ -108,6 +137,7 @@ def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> re
     more = page(entries, 0)
     return results.GapfillModelResult.model_validate({
         "success": True, "model_id": new_id, "original_model_id": key, "media_id": job.media_id,
+        "media_ids": media_ids,
         "target_growth_rate": job.target_growth, "gapfill_mode": job.mode, "template_used": job.template,
         **{k: v for k, v in report.items() if k not in ("timings_s",)},
         **more,

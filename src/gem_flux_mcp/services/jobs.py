@@ -126,6 +126,8 @@ class GapfillJob(StoredModelOnMedium):
     new_model_id: str
     atp_correction: dict[str, Any] | None = None  # known from an earlier gapfill of the same model
     template_note: str | None = None
+    # more media to reach the target on, at once with `medium` (one cheapest set of additions)
+    other_media: tuple[tuple[str, dict[str, tuple[float, float]]], ...] = ()
 
     def run(self, settings: Settings, progress: Progress) -> GapfillOutcome:
         from cobra.io import from_json
@@ -139,9 +141,10 @@ class GapfillJob(StoredModelOnMedium):
         options = gapfill.GapfillOptions(target_growth=self.target_growth, mode=self.mode)
         previous = gapfill.AtpCorrection.from_json(self.atp_correction) if self.atp_correction else None
         biochem = _biochem(settings)
-        run = gapfill.gapfill_from_data(model, dict(self.medium), options, template_name=self.template,
-                                        data_dir=settings.data_dir, biochem=biochem, previous_atp=previous,
-                                        progress=progress)
+        media = {self.media_id: dict(self.medium), **dict(self.other_media)}
+        run = gapfill.gapfill_from_data(model, media if self.other_media else dict(self.medium), options,
+                                        template_name=self.template, data_dir=settings.data_dir, biochem=biochem,
+                                        previous_atp=previous, progress=progress)
         report = gapfill_report.describe(run, biochem.reaction_details, options.target_growth)
         progress("store", 0.95, "serializing the gapfilled model")
         serialized = serialize_model(run.model, self.new_model_id)

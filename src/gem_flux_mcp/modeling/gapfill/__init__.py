@@ -1,6 +1,7 @@
 """Two-stage gapfilling that never creates energy from nothing.
 
 Modules: `network` (inputs, the sparse LP of model + template), `steps` (shared solve steps),
+`joint` (the stage-2 LP on one medium or several at once),
 `atp` (stage 1), `genome_scale` (stage 2), `changes` (edits to the COBRApy model), `checks`
 (COBRApy quality checks), `run` (the whole run).
 
@@ -13,10 +14,10 @@ what core metabolism explains, or any ATP with nothing to eat) lose the offendin
 
 Stage 2, genome-scale: the cheapest set of template reactions (template base cost plus direction
 penalty; weakly genome-supported reactions cheaper; mass-imbalanced ones left out) that lets the
-objective reach the target on the medium: a weighted LP, then an integer pass that keeps the
-cheapest subset of the LP's reactions. Existing irreversible reactions may be reversed. The
-answer is checked against the ATP tests and a no-carbon-growth test; a reaction that breaks one
-is banned and the problem solved again.
+objective reach the target on the medium, or on every one of several media at once: a weighted
+LP, then an integer pass that keeps the cheapest subset of the LP's reactions. Existing
+irreversible reactions may be reversed. The answer is checked against the ATP tests and a
+no-carbon-growth test; a reaction that breaks one is banned and the problem solved again.
 
 Both stages run on one sparse LP per network (fluxlp.py). The final model is checked with
 COBRApy: growth on the medium, no growth without carbon, no ATP with all uptakes closed.
@@ -31,16 +32,41 @@ from gem_flux_mcp.modeling.gapfill.network import (
     AtpTest,
     GapfillOptions,
     Medium,
+    NamedMedia,
     Network,
     ReactionFacts,
     atp_media_path,
     load_atp_media,
+    named_media,
 )
 from gem_flux_mcp.modeling.gapfill.run import GapfillRun, gapfill, gapfill_from_data, pick_objective, reaction_facts
 
 __all__ = [
-    "MODES", "AtpCorrection", "AtpTest", "GapfillOptions", "GapfillRun", "GenomeScaleResult", "Medium", "Network",
-    "ReactionFacts", "apply_changes", "atp_media_path", "atp_with_nothing", "block_directions", "carbon_free",
-    "core_reference_yields", "correct_atp", "evidence_discounts", "gapfill", "gapfill_from_data",
-    "gapfill_genome_scale", "growth_on", "load_atp_media", "pick_objective", "quality_checks", "reaction_facts",
+    "MODES",
+    "AtpCorrection",
+    "AtpTest",
+    "GapfillOptions",
+    "GapfillRun",
+    "GenomeScaleResult",
+    "Medium",
+    "NamedMedia",
+    "Network",
+    "ReactionFacts",
+    "apply_changes",
+    "atp_media_path",
+    "atp_with_nothing",
+    "block_directions",
+    "carbon_free",
+    "core_reference_yields",
+    "correct_atp",
+    "evidence_discounts",
+    "gapfill",
+    "gapfill_from_data",
+    "gapfill_genome_scale",
+    "growth_on",
+    "load_atp_media",
+    "named_media",
+    "pick_objective",
+    "quality_checks",
+    "reaction_facts",
 ]

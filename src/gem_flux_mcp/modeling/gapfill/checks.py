@@ -15,6 +15,8 @@ from gem_flux_mcp.modeling.gapfill.network import (
     EMPTY_THRESHOLD,
     FLUX_MAX,
     Medium,
+    NamedMedia,
+    named_media,
 )
 
 if TYPE_CHECKING:
@@ -87,17 +89,27 @@ def _most_atp(model: cobra.Model, uptake: Mapping[str, float]) -> float:
     return 0.0 if math.isnan(value) else max(float(value), 0.0)
 
 
-def quality_checks(model: cobra.Model, medium: Medium, no_carbon: Medium, objective: str,
+def quality_checks(model: cobra.Model, media: Medium | NamedMedia, no_carbon: Medium | NamedMedia, objective: str,
                    target: float) -> dict[str, Any]:
-    growth = growth_on(model, medium, objective)
-    without_carbon = growth_on(model, no_carbon, objective)
+    """Growth on the medium, none without carbon, no ATP from nothing. On several media (named,
+    with their carbon-free versions under the same names) growth must reach the target on each
+    and no carbon-free version may grow; `by_medium` gives each medium's values."""
+    named, carbonless = named_media(media), named_media(no_carbon)
+    growth = {name: growth_on(model, medium, objective) for name, medium in named.items()}
+    without_carbon = {name: growth_on(model, carbonless[name], objective) for name in named}
+    worst, most = min(growth.values()), max(without_carbon.values())
     atp = atp_with_nothing(model)
-    return {
-        "growth_on_medium": {"value": round(growth, 6), "target": target, "passed": growth >= target * (1 - 1e-6)},
-        "growth_without_carbon": {"value": round(without_carbon, 6), "passed": without_carbon <= EMPTY_THRESHOLD,
-                                  "removed_compounds": sorted(set(medium) - set(no_carbon))},
+    removed = sorted({c for name, medium in named.items() for c in set(medium) - set(carbonless[name])})
+    checks: dict[str, Any] = {
+        "growth_on_medium": {"value": round(worst, 6), "target": target, "passed": worst >= target * (1 - 1e-6)},
+        "growth_without_carbon": {"value": round(most, 6), "passed": most <= EMPTY_THRESHOLD,
+                                  "removed_compounds": removed},
         "atp_with_all_uptakes_closed": {"value": round(atp, 6), "passed": atp <= EMPTY_THRESHOLD},
         # informational (not in all_passed): does the model respire?
         "atp_per_glucose": atp_per_glucose(model),
-        "all_passed": growth >= target * (1 - 1e-6) and without_carbon <= EMPTY_THRESHOLD and atp <= EMPTY_THRESHOLD,
+        "all_passed": worst >= target * (1 - 1e-6) and most <= EMPTY_THRESHOLD and atp <= EMPTY_THRESHOLD,
     }
+    if len(named) > 1:
+        checks["growth_on_medium"]["by_medium"] = {name: round(v, 6) for name, v in growth.items()}
+        checks["growth_without_carbon"]["by_medium"] = {name: round(v, 6) for name, v in without_carbon.items()}
+    return checks

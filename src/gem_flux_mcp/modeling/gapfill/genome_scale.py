@@ -1,9 +1,10 @@
 """Stage 2, genome-scale gapfilling: the cheapest template reactions that reach the target
-growth, re-solved with bans while an addition breaks an ATP or no-carbon test."""
+growth on every medium asked for, re-solved with bans while an addition breaks an ATP or
+no-carbon test."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
 from gem_flux_mcp.modeling.gapfill.changes import apply_changes
+from gem_flux_mcp.modeling.gapfill.joint import search_on
 from gem_flux_mcp.modeling.gapfill.network import (
     EMPTY_THRESHOLD,
     MAX_BAN_ROUNDS,
@@ -23,7 +25,7 @@ from gem_flux_mcp.modeling.gapfill.network import (
     Progress,
     ReactionFacts,
 )
-from gem_flux_mcp.modeling.gapfill.steps import ban_until_passing, cheapest_completion, with_open
+from gem_flux_mcp.modeling.gapfill.steps import Solution, ban_until_passing, cheapest_completion, with_open
 
 if TYPE_CHECKING:
     import cobra
@@ -42,33 +44,39 @@ class GenomeScaleResult:
     lp_solves: int
 
 
-def gapfill_genome_scale(model: cobra.Model, template: Any, medium: Medium, objective: str, target: float,
-                         tests: list[AtpTest], atp_media: Mapping[str, Medium], carbon_free: Medium,
+def gapfill_genome_scale(model: cobra.Model, template: Any, media: Sequence[Medium], objective: str, target: float,
+                         tests: list[AtpTest], atp_media: Mapping[str, Medium], carbon_free: Sequence[Medium],
                          options: GapfillOptions, excluded: set[str], discounts: Mapping[str, float],
                          deadline: SolverDeadline, progress: Progress,
                          facts: ReactionFacts | None = None) -> GenomeScaleResult | None:
-    """Stage 2 in place on `model`. None when no set of template reactions reaches the target."""
+    """Stage 2 in place on `model`: one cheapest set of template reactions with which the
+    objective reaches `target` on every medium of `media` (joint.py). None when there is none."""
     facts = facts or ReactionFacts()
     net = Network(model, template, deadline, excluded=excluded, discounts=discounts,
                   reversibility=facts.reversibility, deltag=facts.deltag)
     target_column = net.col.get((objective, 1))
     if target_column is None:
         raise ValidationError(ErrorCode.OBJECTIVE_NOT_FORWARD, f"The objective {objective} cannot carry forward flux.")
-    lower, upper = net.bounds(medium)
-    banned: set[int] = set()
+    search = search_on(net, media, target_column, target)
+    banned: set[int] = set()  # network columns
     banned_why: list[tuple[str, int, str]] = []
     pending_tests = list(tests)
     cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    candidates = net.gapfill_columns
+
+    def solve(integer_pass: bool) -> Solution | None:
+        return cheapest_completion(search, search.lower, search.upper, search.candidates, search.target_column,
+                                   target, integer_pass, search.to_search(banned))
+
     for round_ in range(MAX_BAN_ROUNDS):
         progress("genomescale", 0.45 + min(round_, 10) * 0.03,
                  "solving the gapfilling LP" if round_ == 0 else f"re-solving without {len(banned)} banned reactions")
         # LP answers while banning: any subset of a passing answer passes too (closing columns
         # only lowers ATP and growth), so the integer pass runs once, at the end
-        solution = cheapest_completion(net, lower, upper, candidates, target_column, target, False, banned)
+        solution = solve(False)
         if solution is None:
             return None
-        offenders = _break_tests(net, solution.columns, pending_tests, atp_media, carbon_free, target_column, cache)
+        offenders = _break_tests(net, search.to_network(solution.columns), pending_tests, atp_media, carbon_free,
+                                 target_column, cache)
         if not offenders:
             break
         for offender, why in offenders:
@@ -78,18 +86,18 @@ def gapfill_genome_scale(model: cobra.Model, template: Any, medium: Medium, obje
         return None
     if options.integer_pass:
         progress("genomescale", 0.80, "integer pass: the cheapest subset of the LP answer")
-        solution = cheapest_completion(net, lower, upper, candidates, target_column, target, True, banned) or solution
-    chosen = solution.columns
+        solution = solve(True) or solution
+    chosen = search.to_network(solution.columns)
     added = [(net.fluxes[i].reaction, net.fluxes[i].direction) for i in chosen if net.fluxes[i].kind == "template"]
     reversed_ = [(net.fluxes[i].reaction, net.fluxes[i].direction) for i in chosen if net.fluxes[i].kind == "reverse"]
     exchanges = apply_changes(model, template, added + reversed_, source="template_gapfill",
                               weak=discounts)
     return GenomeScaleResult(added, reversed_, exchanges, banned_why, solution.cost, solution.integer_pass,
-                             net.lp.solves)
+                             net.lp.solves + (search.lp.solves if search.lp is not net.lp else 0))
 
 
 def _break_tests(net: Network, chosen: list[int], tests: list[AtpTest], atp_media: Mapping[str, Medium],
-                 carbon_free: Medium, target_column: int,
+                 carbon_free: Sequence[Medium], target_column: int,
                  cache: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[tuple[int, str]]:
     """Chosen columns to ban so the answer passes the ATP tests and cannot grow without carbon.
     Tests run in order and stop at the first that needed bans; a test that failed moves to the
@@ -104,6 +112,9 @@ def _break_tests(net: Network, chosen: list[int], tests: list[AtpTest], atp_medi
         if newly:
             tests.insert(0, tests.pop(k))
             return [(i, f"ATP test {test.medium}") for i in newly]
-    lower, upper = net.bounds(carbon_free, allowed=chosen)
-    newly = ban_until_passing(net, lower, upper, list(chosen), target_column, EMPTY_THRESHOLD, max_rounds=20)
-    return [(i, "growth without carbon") for i in newly]
+    for without_carbon in carbon_free:
+        lower, upper = net.bounds(without_carbon, allowed=chosen)
+        newly = ban_until_passing(net, lower, upper, list(chosen), target_column, EMPTY_THRESHOLD, max_rounds=20)
+        if newly:
+            return [(i, "growth without carbon") for i in newly]
+    return []

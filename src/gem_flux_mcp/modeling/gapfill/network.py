@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import cobra
 
 Medium = Mapping[str, tuple[float, float]]  # ModelSEED compound id -> (lower, upper)
+NamedMedia = Mapping[str, Medium]  # medium name -> medium
 Progress = Callable[[str, float, str], None]
 
 MODES = ("full", "atp_only", "genomescale_only")
@@ -85,6 +86,14 @@ def load_atp_media(path: Path) -> dict[str, dict[str, tuple[float, float]]]:
             if uptake > 0:
                 result[name][match.group(1)] = (-uptake, 1000.0)
     return result
+
+
+def named_media(media: Medium | NamedMedia) -> dict[str, Medium]:
+    """One medium (compound -> (lower, upper)) as {"medium": it}, or several by name as they are."""
+    values = list(media.values())
+    if values and all(isinstance(v, Mapping) for v in values):
+        return {str(name): medium for name, medium in media.items()}  # type: ignore[misc]
+    return {"medium": media}  # type: ignore[dict-item]
 
 
 def atp_media_path() -> Path:

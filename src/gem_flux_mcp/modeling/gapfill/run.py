@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,11 +26,13 @@ from gem_flux_mcp.modeling.gapfill.network import (
     AtpTest,
     GapfillOptions,
     Medium,
+    NamedMedia,
     Network,
     Progress,
     ReactionFacts,
     atp_media_path,
     load_atp_media,
+    named_media,
 )
 
 if TYPE_CHECKING:
@@ -50,6 +52,9 @@ class GapfillRun:
     quality: dict[str, Any]
     timings: dict[str, float]
     objective: str
+    # per medium, growth before and after (one entry, "medium", when one medium was given);
+    # growth_before/after above are the lowest of them
+    by_medium: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
 @contextlib.contextmanager
@@ -84,22 +89,24 @@ def pick_objective(model: cobra.Model) -> str:
     return ids[0]
 
 
-def gapfill(model: cobra.Model, medium: Medium, options: GapfillOptions, *, genome_template: Any,
+def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOptions, *, genome_template: Any,
             core_template: Any, atp_media: Mapping[str, Medium], formulas: Mapping[str, str],
             facts: ReactionFacts, previous_atp: AtpCorrection | None = None,
             progress: Progress = lambda *_: None) -> GapfillRun:
-    """Gapfill a copy of `model` (the argument is not changed)."""
+    """Gapfill a copy of `model` (the argument is not changed) on one medium, or on several
+    named media at once (one cheapest set of additions that reaches the target on each)."""
     if options.mode not in MODES:
         raise ValidationError(ErrorCode.INVALID_GAPFILL_MODE, f"gapfill_mode must be one of {', '.join(MODES)}.",
                               details={"provided_mode": options.mode, "valid_modes": list(MODES)})
+    named = named_media(media)
     timings: dict[str, float] = {}
     started = time.perf_counter()
     deadline = SolverDeadline(options.time_limit_s)
     work = model.copy()
     objective = pick_objective(work)
-    no_carbon = carbon_free(medium, formulas)
+    no_carbon = {name: carbon_free(medium, formulas) for name, medium in named.items()}
     progress("baseline", 0.02, "growth before gapfilling")
-    before = growth_on(work, medium, objective)
+    before = {name: growth_on(work, medium, objective) for name, medium in named.items()}
     timings["baseline"] = time.perf_counter() - started
 
     atp: AtpCorrection | None = None
@@ -114,38 +121,53 @@ def gapfill(model: cobra.Model, medium: Medium, options: GapfillOptions, *, geno
         timings["atp_correction"] = time.perf_counter() - started - sum(timings.values())
 
     genome: GenomeScaleResult | None = None
-    current = growth_on(work, medium, objective) if atp is not None else before
-    if options.mode in ("full", "genomescale_only") and current < options.target_growth:
+    current = {name: growth_on(work, medium, objective) for name, medium in named.items()} if atp else before
+    short = [name for name in named if current[name] < options.target_growth]  # media still below the target
+    if options.mode in ("full", "genomescale_only") and short:
         tests = atp.tests if atp is not None else [AtpTest("empty", EMPTY_THRESHOLD)]
         excluded = {f"{r}_c0" for r in facts.imbalanced} if options.exclude_imbalanced else set()
         blocked_ids = {r for r, _ in atp.blocked} if atp is not None else set()
         progress("genomescale", 0.40, "building the gapfilling network")
         with _stage_errors(ErrorCode.GENOMESCALE_GAPFILL_FAILED, "Genome-scale gapfilling"):
-            genome = gapfill_genome_scale(work, genome_template, medium, objective, options.target_growth, tests,
-                                          atp_media, no_carbon, options, excluded | blocked_ids,
-                                          evidence_discounts(work), deadline, progress, facts)
+            genome = gapfill_genome_scale(work, genome_template, [named[n] for n in short], objective,
+                                          options.target_growth, tests, atp_media, list(no_carbon.values()), options,
+                                          excluded | blocked_ids, evidence_discounts(work), deadline, progress, facts)
         timings["genomescale"] = time.perf_counter() - started - sum(timings.values())
         if genome is None:
-            best = _best_possible(work, genome_template, medium, objective, deadline, excluded)
-            raise InfeasibilityError(
-                ErrorCode.GAPFILL_INFEASIBLE,
-                f"No set of {len(genome_template.reactions)} template reactions lets {objective} reach "
-                f"{options.target_growth} /h on this medium without breaking the energy checks.",
-                details={"target_growth": options.target_growth, "max_achievable_growth": round(best, 6),
-                         "media_compounds": list(medium)[:60], "stage_failed": "genomescale",
-                         "template_reactions_available": len(genome_template.reactions),
-                         "original_model_preserved": True},
-                suggestions=["Check that the medium has carbon, nitrogen, phosphorus and sulfur sources.",
-                             "Lower target_growth_rate (max_achievable_growth says what is possible)."
-                             if best > 0 else "Try a richer medium (e.g. add amino acids or vitamins)."],
-            )
+            raise _infeasible(work, genome_template, named, short, objective, options.target_growth, deadline,
+                              excluded)
     progress("verify", 0.9, "checking growth and energy with COBRApy")
-    after = growth_on(work, medium, objective)
-    quality = quality_checks(work, medium, no_carbon, objective, options.target_growth)
+    after = {name: growth_on(work, medium, objective) for name, medium in named.items()}
+    quality = quality_checks(work, named, no_carbon, objective, options.target_growth)
     timings["verify"] = time.perf_counter() - started - sum(timings.values())
     timings["total"] = time.perf_counter() - started
-    return GapfillRun(work, before, after, atp, reused, genome, quality,
-                      {k: round(v, 3) for k, v in timings.items()}, objective)
+    return GapfillRun(work, min(before.values()), min(after.values()), atp, reused, genome, quality,
+                      {k: round(v, 3) for k, v in timings.items()}, objective,
+                      {name: (before[name], after[name]) for name in named})
+
+
+def _infeasible(model: cobra.Model, template: Any, named: Mapping[str, Medium], short: list[str], objective: str,
+                target: float, deadline: SolverDeadline, excluded: set[str]) -> InfeasibilityError:
+    best = {name: _best_possible(model, template, named[name], objective, deadline, excluded) for name in short}
+    worst = min(best.values())
+    several = len(named) > 1
+    where = f"on every one of the {len(named)} media" if several else "on this medium"
+    lowest = min(best, key=lambda name: best[name])
+    compounds = list(named[lowest])[:60]
+    return InfeasibilityError(
+        ErrorCode.GAPFILL_INFEASIBLE,
+        f"No set of {len(template.reactions)} template reactions lets {objective} reach {target} /h {where} "
+        f"without breaking the energy checks.",
+        details={"target_growth": target, "max_achievable_growth": round(worst, 6),
+                 **({"max_achievable_growth_by_medium": {n: round(v, 6) for n, v in best.items()},
+                     "media_below_target": short} if several else {}),
+                 "media_compounds": compounds, "stage_failed": "genomescale",
+                 "template_reactions_available": len(template.reactions), "original_model_preserved": True},
+        suggestions=["Check that the medium has carbon, nitrogen, phosphorus and sulfur sources.",
+                     "Lower target_growth_rate (max_achievable_growth says what is possible)."
+                     if worst > 0 else "Try a richer medium (e.g. add amino acids or vitamins).",
+                     *(["Gapfill on the media one at a time to see which cannot be reached."] if several else [])],
+    )
 
 
 def _best_possible(model: cobra.Model, template: Any, medium: Medium, objective: str, deadline: SolverDeadline,
@@ -179,7 +201,7 @@ def reaction_facts(biochem: Any, templates: Iterable[Any], model: cobra.Model | 
     )
 
 
-def gapfill_from_data(model: cobra.Model, medium: Medium, options: GapfillOptions, *, template_name: str,
+def gapfill_from_data(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOptions, *, template_name: str,
                       data_dir: Path, biochem: Any, previous_atp: AtpCorrection | None = None,
                       progress: Progress = lambda *_: None) -> GapfillRun:
     """`gapfill` with templates, ATP media and biochemistry facts loaded from the data folder."""
@@ -189,9 +211,10 @@ def gapfill_from_data(model: cobra.Model, medium: Medium, options: GapfillOption
     genome_template = load_template(data_dir, template_name)
     core_template = load_template(data_dir, ATP_TEMPLATE)
     atp_media = load_atp_media(atp_media_path())
-    compounds = set(medium) | {c for m in atp_media.values() for c in m}
+    named = named_media(media)
+    compounds = {c for medium in named.values() for c in medium} | {c for m in atp_media.values() for c in m}
     formulas = {cid: formula for cid, (_, formula) in biochem.compound_names(compounds).items()}
     facts = reaction_facts(biochem, (genome_template, core_template), model)
-    return gapfill(model, medium, options, genome_template=genome_template, core_template=core_template,
+    return gapfill(model, named, options, genome_template=genome_template, core_template=core_template,
                    atp_media=atp_media, formulas=formulas, facts=facts, previous_atp=previous_atp,
                    progress=progress)

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
+from gem_flux_mcp.modeling.fluxlp import FluxLP
 from gem_flux_mcp.modeling.gapfill.network import (
     ACTIVE,
     FLUX_MAX,
@@ -20,10 +21,14 @@ from gem_flux_mcp.modeling.gapfill.network import (
     Network,
 )
 
-if TYPE_CHECKING:
-    pass
-
 # ---- generic steps ----------------------------------------------------------------------------
+
+
+class CostedLP(Protocol):
+    """An LP whose columns have gapfilling costs: a Network, or several stacked (joint.py)."""
+
+    lp: FluxLP
+    costs: np.ndarray
 
 
 @dataclass
@@ -33,7 +38,7 @@ class Solution:
     integer_pass: bool = False
 
 
-def cheapest_completion(net: Network, lower: np.ndarray, upper: np.ndarray, candidates: np.ndarray,
+def cheapest_completion(net: CostedLP, lower: np.ndarray, upper: np.ndarray, candidates: np.ndarray,
                         target_column: int, target: float, integer_pass: bool,
                         banned: AbstractSet[int] = frozenset()) -> Solution | None:
     """Cheapest set of `candidates` columns giving `target` flux through `target_column`."""
@@ -51,7 +56,7 @@ def cheapest_completion(net: Network, lower: np.ndarray, upper: np.ndarray, cand
         subset = net.lp.cheapest_subset(chosen, {i: float(net.costs[i]) for i in chosen}, lower,
                                         _only_open(upper, candidates, chosen), INTEGER_PASS_LIMIT_S)
         # re-checked as a plain LP: guards against the integrality tolerance
-        if subset is not None and net.lp.solve(np.zeros(len(net.fluxes)), lower,
+        if subset is not None and net.lp.solve(np.zeros(len(net.costs)), lower,
                                                _only_open(upper, candidates, subset)) is not None:
             solution = Solution(subset, float(sum(net.costs[i] for i in subset)), True)
     return solution

@@ -14,7 +14,7 @@ from gem_flux_mcp.server.dependencies import current_jobs, current_workspace
 from gem_flux_mcp.server.tools.common import tool
 from gem_flux_mcp.server.worker import JobRunner, mcp_progress
 from gem_flux_mcp.services import gapfill, results
-from gem_flux_mcp.services.gapfill import MAX_TARGET_GROWTH, GapfillMode
+from gem_flux_mcp.services.gapfill import MAX_GAPFILL_MEDIA, MAX_TARGET_GROWTH, GapfillMode
 from gem_flux_mcp.services.workspace import Workspace
 
 GAPFILL_ANNOTATIONS = {"title": "Gapfill model", "readOnlyHint": False, "destructiveHint": False,
@@ -27,7 +27,8 @@ def register(mcp: FastMCP) -> None:
     async def gapfill_model(
         ctx: Context,
         model_id: Annotated[str, Field(description="Id of the model to gapfill, e.g. 'E_coli.draft'")],
-        media_id: Annotated[str, Field(description="Medium to grow on, e.g. 'glucose_minimal_aerobic'")],
+        media_id: Annotated[str | None, Field(description=(
+            "Medium to grow on, e.g. 'glucose_minimal_aerobic' (or give media_ids)"))] = None,
         target_growth_rate: Annotated[float, Field(
             gt=0, le=MAX_TARGET_GROWTH,
             description="Growth the model must reach, 1/h (> 0, <= 10; typical 0.01-1.0)")] = 0.01,
@@ -35,15 +36,19 @@ def register(mcp: FastMCP) -> None:
             description="Accepted for compatibility; every template reaction may be added")] = True,
         gapfill_mode: Annotated[GapfillMode, Field(description="'full' (ATP correction + genome-scale), 'atp_only' "
                                            "or 'genomescale_only'")] = "full",
+        media_ids: Annotated[list[str] | None, Field(max_length=MAX_GAPFILL_MEDIA, description=(
+            "Several media to grow on at once, e.g. ['glucose_minimal_aerobic', 'lb_aerobic']: one cheapest set of "
+            "reactions that reaches the target on every one (after media_id, if given too)"))] = None,
         workspace: Workspace = Depends(current_workspace),
         jobs: JobRunner = Depends(current_jobs),
     ) -> results.GapfillModelResult:
-        """Add the cheapest set of template reactions so a model grows on a medium, without
-        energy-generating cycles: ATP correction on ModelSEED's ATP test media, then a weighted
-        genome-scale gapfill. Saves a new model '<id>.gf' and reports the added reactions (paged),
-        growth before/after and quality checks. Takes seconds to a minute; reports progress."""
+        """Add the cheapest set of template reactions so a model grows on a medium (or on every
+        one of several media at once, media_ids), without energy-generating cycles: ATP
+        correction on ModelSEED's ATP test media, then a weighted genome-scale gapfill. Saves a
+        new model '<id>.gf' and reports the added reactions (paged), growth before/after and
+        quality checks. Takes seconds to a minute; reports progress."""
         job = await anyio.to_thread.run_sync(
-            gapfill.prepare_gapfill, workspace, model_id, media_id, target_growth_rate, gapfill_mode)
+            gapfill.prepare_gapfill, workspace, model_id, media_id, target_growth_rate, gapfill_mode, media_ids)
         progress = mcp_progress(ctx)
         outcome = await jobs.run(job, progress, timeout_s=GAPFILL_TIMEOUT_S, workspace=workspace.workspace_id)
         answer = await anyio.to_thread.run_sync(gapfill.store_gapfill, workspace, job, outcome)

@@ -116,17 +116,26 @@ class AddedReaction(Result):
     evidence: dict[str, Any] | None = None
 
 
+class GrowthOnMedium(Result):
+    before: float
+    after: float
+    met_target: bool
+
+
 class GapfillModelResult(Result):
     success: Literal[True] = True
     model_id: str = Field(description="Id of the new gapfilled model (the original is unchanged)")
     original_model_id: str
-    media_id: str
+    media_id: str = Field(description="The (first) medium gapfilled on")
+    media_ids: list[str] = Field(description="Every medium the model was gapfilled on at once (media_id first)")
     target_growth_rate: float
     gapfill_mode: str
     template_used: str
     objective: str
-    growth_rate_before: float
-    growth_rate_after: float
+    growth_rate_before: float = Field(description="On several media, the lowest growth before")
+    growth_rate_after: float = Field(description="On several media, the lowest growth after")
+    growth_by_medium: dict[str, GrowthOnMedium] | None = Field(
+        description="On several media, each one's growth before and after; null for one medium")
     gapfilling_successful: bool
     num_reactions_added: int
     reactions_added: list[AddedReaction] = Field(description="First page; see reactions_next_offset")
