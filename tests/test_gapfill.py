@@ -87,7 +87,8 @@ S1, S2, MIDDLE, X = "cpd90001", "cpd90002", "cpd90003", "cpd90004"
 def toy_template(direct_cost: float) -> Any:
     """A ModelSEED template (read by ModelSEEDpy from its JSON form) with two substrates: each can
     be taken up (cost 1) and made into the biomass precursor X directly (`direct_cost` each), or
-    both through one shared intermediate (1 + 1, and 2 for the shared step)."""
+    both through one shared intermediate (1 + 1, and 2 for the shared step); X itself can be
+    taken up too (cost 1)."""
     from modelseedpy.core.mstemplate import MSTemplateBuilder
 
     def reaction(number: int, stoichiometry: dict[str, int], cost: float) -> dict[str, Any]:
@@ -115,7 +116,8 @@ def toy_template(direct_cost: float) -> Any:
                       reaction(90004, {f"{S2}_c": -1, f"{X}_c": 1}, direct_cost),
                       reaction(90005, {f"{S1}_c": -1, f"{MIDDLE}_c": 1}, 1),
                       reaction(90006, {f"{S2}_c": -1, f"{MIDDLE}_c": 1}, 1),
-                      reaction(90007, {f"{MIDDLE}_c": -1, f"{X}_c": 1}, 2)],
+                      reaction(90007, {f"{MIDDLE}_c": -1, f"{X}_c": 1}, 2),
+                      reaction(90008, {f"{X}_e": -1, f"{X}_c": 1}, 1)],
     }).build()
 
 
@@ -153,6 +155,30 @@ def test_several_media_at_once_share_the_cheapest_additions() -> None:
     # when the direct steps are cheap, together takes them too: a joint answer is never dearer
     cheap = toy_gapfill(toy_model(), toy_template(direct_cost=1.0), [one, two])
     assert cheap.cost == pytest.approx(4.0)
+
+
+def test_a_medium_compound_the_model_makes_gets_a_transporter() -> None:
+    # the model takes up S1 and makes X from it; the medium also offers X
+    template = toy_template(direct_cost=2.5)
+    model = toy_model()
+    gf.apply_changes(model, template, [("rxn90001_c0", 1), ("rxn90003_c0", 1)], source="test")
+    medium = {S1: (-10.0, 1000.0), X: (-10.0, 1000.0)}
+
+    def run(medium_uptake: bool) -> gf.GapfillRun:
+        return gf.gapfill(model, medium, gf.GapfillOptions(mode="genomescale_only", medium_uptake=medium_uptake),
+                          genome_template=template, core_template=template, atp_media={"empty": {}},
+                          formulas={S1: "C6H12O6", X: "C6H12O6"}, facts=gf.ReactionFacts())
+
+    plain, completed = run(False), run(True)
+    assert plain.genome_scale is None and plain.uptake is None  # it grows already: nothing to add
+    assert completed.uptake is not None and completed.uptake.added == [("rxn90008_c0", 1)]
+    assert completed.uptake.compounds == [X] and completed.quality["all_passed"]
+    # COBRApy: without its own X synthesis the completed model still grows (X from the medium)
+    for gapfilled, grows in ((plain.model, False), (completed.model, True)):
+        with gapfilled:
+            gapfilled.reactions.get_by_id("rxn90003_c0").knock_out()
+            assert (cobra_growth(gapfilled, medium) > 1.0) is grows
+    assert "rxn90008_c0" not in model.reactions  # the argument is not changed
 
 
 # ------------------------------------------------------------------------------ real drafts
@@ -278,6 +304,23 @@ def test_bsubtilis_gapfill_passes_the_quality_checks(data_dir: Path, biochem: Bi
         assert cobra_growth(joint.model, bounds) == pytest.approx(joint.by_medium[name][1], rel=1e-4)
         assert cobra_growth(joint.model, {c: b for c, b in bounds.items() if c != carbon[name]}) < 1e-6
     assert cobra_atp_from_nothing(joint.model) < 1e-6
+
+    # on LB the glucose model grows already; it gains transporters for LB's amino acids and
+    # vitamins, and COBRApy finds it taking up phenylalanine and tyrosine when it grows on LB
+    lb = dict(library["lb_aerobic"].compounds)
+    rich = gf.gapfill_from_data(run.model, lb, gf.GapfillOptions(), template_name="GramPositive",
+                                data_dir=data_dir, biochem=biochem, previous_atp=run.atp)
+    assert rich.genome_scale is None and rich.uptake is not None and rich.quality["all_passed"]
+    assert {"cpd00066", "cpd00069"} <= set(rich.uptake.compounds)
+    for reaction_id, _ in rich.uptake.added:
+        assert rich.model.reactions.get_by_id(reaction_id).notes["gemflux_sources"] == "medium_uptake"
+    with rich.model as model:
+        apply_exchange_medium(model, lb)
+        for cpd in ("cpd00066", "cpd00069"):
+            exchange = model.reactions.get_by_id(f"EX_{cpd}_e0")
+            model.objective = {exchange: 1.0}
+            model.objective_direction = "min"
+            assert model.slim_optimize() < -0.1  # it can import it (at most 0.5 in this medium)
 
 
 def test_a_failure_inside_a_stage_gets_that_stages_error_code() -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from gem_flux_mcp.modeling.gapfill import GapfillRun
 
 PAGE_SIZE = 50
+MAX_LISTED = 40  # compound ids listed in an answer
 MAX_EQUATION = 160
 _GLOBAL_MAPS = ("rn011", "rn012")  # KEGG overview maps ("Metabolic pathways", "Carbon metabolism")
 
@@ -47,6 +48,9 @@ def added_reactions(run: GapfillRun, details: ReactionDetails) -> list[dict[str,
         collect(run.genome_scale.added, "template_gapfill")
         collect(run.genome_scale.reversed, "reversed")
         changes.extend((rid, "auto_generated", {1, -1}) for rid in run.genome_scale.exchanges)
+    if run.uptake is not None:
+        collect(run.uptake.added, "medium_uptake")
+        changes.extend((rid, "auto_generated", {1, -1}) for rid in run.uptake.exchanges)
     info = details(rid.split("_")[0] for rid, _, _ in changes if rid.startswith("rxn"))
     entries = []
     for rid, source, signs in changes:
@@ -107,6 +111,7 @@ def describe(run: GapfillRun, details: ReactionDetails, target: float) -> dict[s
     unused = [m for m in (atp.core_gapfill if atp else {}) if m not in selected and m not in failed]
     met = run.growth_after >= target * (1 - 1e-6)
     genome = run.genome_scale
+    uptake = run.uptake
     several = len(run.by_medium) > 1
     return {
         "growth_rate_before": round(run.growth_before, 6),
@@ -145,6 +150,14 @@ def describe(run: GapfillRun, details: ReactionDetails, target: float) -> dict[s
             if genome else [],
             "integer_pass": genome.integer_pass if genome else False,
             "weighted_cost": round(genome.cost, 3) if genome else 0.0,
+        },
+        "medium_uptake": {
+            "performed": uptake is not None,
+            "transporters_added": len(uptake.added) if uptake else 0,
+            "compounds_now_taken_up": uptake.compounds[:MAX_LISTED] if uptake else [],
+            "compounds_without_template_transporter": uptake.without_transporter[:MAX_LISTED] if uptake else [],
+            "rejected_for_energy_or_carbon": [f"{r}{'>' if d > 0 else '<'}: {why}"
+                                              for r, d, why in uptake.rejected][:10] if uptake else [],
         },
         "quality_checks": run.quality,
         "interpretation": {

@@ -2,7 +2,7 @@
 
 Modules: `network` (inputs, the sparse LP of model + template), `steps` (shared solve steps),
 `joint` (the stage-2 LP on one medium or several at once),
-`atp` (stage 1), `genome_scale` (stage 2), `changes` (edits to the COBRApy model), `checks`
+`atp` (stage 1), `genome_scale` (stage 2), `uptake` (stage 3), `changes` (edits to the COBRApy model), `checks`
 (COBRApy quality checks), `run` (the whole run).
 
 Stage 1, ATP correction (the idea of ModelSEEDpy's MSATPCorrection): restricted to its core
@@ -19,7 +19,11 @@ LP, then an integer pass that keeps the cheapest subset of the LP's reactions. E
 irreversible reactions may be reversed. The answer is checked against the ATP tests and a
 no-carbon-growth test; a reaction that breaks one is banned and the problem solved again.
 
-Both stages run on one sparse LP per network (fluxlp.py). The final model is checked with
+Stage 3, medium uptake: each medium compound the model still cannot take up gets the cheapest
+template transporter, unless it breaks an ATP or no-carbon test (a rich medium's amino acids and
+vitamins are used, not made).
+
+The stages run on one sparse LP per network (fluxlp.py). The final model is checked with
 COBRApy: growth on the medium, no growth without carbon, no ATP with all uptakes closed.
 """
 
@@ -40,6 +44,7 @@ from gem_flux_mcp.modeling.gapfill.network import (
     named_media,
 )
 from gem_flux_mcp.modeling.gapfill.run import GapfillRun, gapfill, gapfill_from_data, pick_objective, reaction_facts
+from gem_flux_mcp.modeling.gapfill.uptake import UptakeResult, complete_uptake
 
 __all__ = [
     "MODES",
@@ -52,11 +57,13 @@ __all__ = [
     "NamedMedia",
     "Network",
     "ReactionFacts",
+    "UptakeResult",
     "apply_changes",
     "atp_media_path",
     "atp_with_nothing",
     "block_directions",
     "carbon_free",
+    "complete_uptake",
     "core_reference_yields",
     "correct_atp",
     "evidence_discounts",

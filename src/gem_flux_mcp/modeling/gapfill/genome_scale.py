@@ -75,7 +75,7 @@ def gapfill_genome_scale(model: cobra.Model, template: Any, media: Sequence[Medi
         solution = solve(False)
         if solution is None:
             return None
-        offenders = _break_tests(net, search.to_network(solution.columns), pending_tests, atp_media, carbon_free,
+        offenders = break_tests(net, search.to_network(solution.columns), pending_tests, atp_media, carbon_free,
                                  target_column, cache)
         if not offenders:
             break
@@ -96,7 +96,7 @@ def gapfill_genome_scale(model: cobra.Model, template: Any, media: Sequence[Medi
                              net.lp.solves + (search.lp.solves if search.lp is not net.lp else 0))
 
 
-def _break_tests(net: Network, chosen: list[int], tests: list[AtpTest], atp_media: Mapping[str, Medium],
+def break_tests(net: Network, chosen: list[int], tests: list[AtpTest], atp_media: Mapping[str, Medium],
                  carbon_free: Sequence[Medium], target_column: int,
                  cache: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[tuple[int, str]]:
     """Chosen columns to ban so the answer passes the ATP tests and cannot grow without carbon.

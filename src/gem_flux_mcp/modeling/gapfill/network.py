@@ -52,6 +52,7 @@ class GapfillOptions:
     integer_pass: bool = True
     exclude_imbalanced: bool = True
     time_limit_s: float = 600.0
+    medium_uptake: bool = True  # stage 3: a transporter for each medium compound the model cannot take up
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from gem_flux_mcp.modeling.gapfill.network import (
     load_atp_media,
     named_media,
 )
+from gem_flux_mcp.modeling.gapfill.uptake import UptakeResult, complete_uptake
 
 if TYPE_CHECKING:
     import cobra
@@ -55,6 +56,7 @@ class GapfillRun:
     # per medium, growth before and after (one entry, "medium", when one medium was given);
     # growth_before/after above are the lowest of them
     by_medium: dict[str, tuple[float, float]] = field(default_factory=dict)
+    uptake: UptakeResult | None = None
 
 
 @contextlib.contextmanager
@@ -121,12 +123,13 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
         timings["atp_correction"] = time.perf_counter() - started - sum(timings.values())
 
     genome: GenomeScaleResult | None = None
+    uptake: UptakeResult | None = None
     current = {name: growth_on(work, medium, objective) for name, medium in named.items()} if atp else before
     short = [name for name in named if current[name] < options.target_growth]  # media still below the target
+    tests = atp.tests if atp is not None else [AtpTest("empty", EMPTY_THRESHOLD)]
+    excluded = {f"{r}_c0" for r in facts.imbalanced} if options.exclude_imbalanced else set()
+    blocked_ids = {r for r, _ in atp.blocked} if atp is not None else set()
     if options.mode in ("full", "genomescale_only") and short:
-        tests = atp.tests if atp is not None else [AtpTest("empty", EMPTY_THRESHOLD)]
-        excluded = {f"{r}_c0" for r in facts.imbalanced} if options.exclude_imbalanced else set()
-        blocked_ids = {r for r, _ in atp.blocked} if atp is not None else set()
         progress("genomescale", 0.40, "building the gapfilling network")
         with _stage_errors(ErrorCode.GENOMESCALE_GAPFILL_FAILED, "Genome-scale gapfilling"):
             genome = gapfill_genome_scale(work, genome_template, [named[n] for n in short], objective,
@@ -136,6 +139,13 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
         if genome is None:
             raise _infeasible(work, genome_template, named, short, objective, options.target_growth, deadline,
                               excluded)
+    if options.mode in ("full", "genomescale_only") and options.medium_uptake:
+        progress("uptake", 0.85, "transporters for medium compounds the model cannot take up")
+        with _stage_errors(ErrorCode.GENOMESCALE_GAPFILL_FAILED, "Medium uptake"):
+            uptake = complete_uptake(work, genome_template, list(named.values()), objective, tests, atp_media,
+                                     list(no_carbon.values()), excluded | blocked_ids, evidence_discounts(work),
+                                     deadline, facts)
+        timings["medium_uptake"] = time.perf_counter() - started - sum(timings.values())
     progress("verify", 0.9, "checking growth and energy with COBRApy")
     after = {name: growth_on(work, medium, objective) for name, medium in named.items()}
     quality = quality_checks(work, named, no_carbon, objective, options.target_growth)
@@ -143,7 +153,7 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
     timings["total"] = time.perf_counter() - started
     return GapfillRun(work, min(before.values()), min(after.values()), atp, reused, genome, quality,
                       {k: round(v, 3) for k, v in timings.items()}, objective,
-                      {name: (before[name], after[name]) for name in named})
+                      {name: (before[name], after[name]) for name in named}, uptake)
 
 
 def _infeasible(model: cobra.Model, template: Any, named: Mapping[str, Medium], short: list[str], objective: str,

@@ -111,7 +111,8 @@ class AddedReaction(Result):
     direction: str = Field(description="'>' forward, '<' reverse, '=' both")
     equation: str
     source: str = Field(description="atp_correction, template_gapfill, reversed (an existing reaction "
-                                    "opened in a new direction) or auto_generated (exchange)")
+                                    "opened in a new direction), medium_uptake (a transporter for a medium "
+                                    "compound) or auto_generated (exchange)")
     pathway: str
     evidence: dict[str, Any] | None = None
 
@@ -146,6 +147,9 @@ class GapfillModelResult(Result):
     pathway_summary: dict[str, Any]
     atp_correction: dict[str, Any]
     genomescale_gapfill: dict[str, Any]
+    medium_uptake: dict[str, Any] = Field(
+        description="Transporters added for medium compounds the model could not take up (e.g. LB's amino acids "
+                    "and vitamins), so it uses them instead of making them; source 'medium_uptake'")
     quality_checks: dict[str, Any] = Field(
         description="growth_on_medium >= target, growth_without_carbon = 0, atp_with_all_uptakes_closed = 0; "
                     "for information, atp_per_glucose (aerobic / anaerobic; a respiring model makes ~20-30 "
