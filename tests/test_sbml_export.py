@@ -202,6 +202,45 @@ def test_gapfilled_keeps_atp_correction_notes(ecoli_run: tuple[gf.GapfillRun, di
         (r.id, r.bounds, r.gene_reaction_rule, r.notes, r.annotation) for r in model.reactions]
 
 
+def positive_masses_exist(model: cobra.Model, leave_out: set[str]) -> bool:
+    """Whether every metabolite of the internal reactions (more than one metabolite, not in
+    `leave_out`) can get a mass >= 1 that each of them conserves: m >= 1 with S_internal^T m = 0
+    (Gevorgyan et al. 2008, what MEMOTE's stoichiometric consistency asks)."""
+    internal = [r for r in model.reactions if len(r.metabolites) > 1 and r.id not in leave_out]
+    solver = model.problem
+    problem = solver.Model()
+    mass = {m.id: solver.Variable(f"m_{i}", lb=1) for i, m in enumerate(model.metabolites)}
+    problem.add(list(mass.values()))
+    problem.add([solver.Constraint(sum(c * mass[m.id] for m, c in r.metabolites.items()), lb=0, ub=0)
+                 for r in internal])
+    problem.objective = solver.Objective(sum(mass.values()), direction="min")
+    return bool(problem.optimize() == "optimal")
+
+
+def test_gapfilled_model_conserves_mass(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]], biochem: BiochemIndex,
+                                        data_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The exported gapfilled E. coli model is stoichiometrically consistent: no set of its
+    internal reactions (biomass told by its SBO term, boundaries by their one metabolite) makes
+    or destroys a metabolite. The template reactions left out as unsound are what made it fail:
+    with one of them back, it does."""
+    from gem_flux_mcp.data.templates import UNSOUND_REACTIONS, template_path
+
+    back, _ = export_and_check(ecoli_run[0].model, tmp_path / "gapfilled.xml", biochem, caplog)
+    biomass = {r.id for r in back.reactions if r.annotation.get("sbo") == "SBO:0000629"}
+    assert biomass == {"bio1"}
+    assert positive_masses_exist(back, biomass)
+
+    # rxn08939 (murein3p3p -> 2 anhgm3p + H2O) back, as the template file has it: water from nothing
+    raw = json.loads(template_path(data_dir, "GramNegative").read_text())
+    unsound = next(r for r in raw["reactions"] if r["id"] == "rxn08939_c")
+    assert "rxn08939" in UNSOUND_REACTIONS and "rxn08939_c0" not in back.reactions
+    reaction = cobra.Reaction("rxn08939_c0")
+    back.add_reactions([reaction])
+    reaction.add_metabolites({back.metabolites.get_by_id(item["templatecompcompound_ref"].split("/")[-1] + "0"):
+                              item["coefficient"] for item in unsound["templateReactionReagents"]})
+    assert not positive_masses_exist(back, biomass)
+
+
 def test_revised(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]], biochem: BiochemIndex, tmp_path: Path,
                  caplog: pytest.LogCaptureFixture) -> None:
     revised = ecoli_run[0].model.copy()
