@@ -34,6 +34,7 @@ from .annotate import (
 from .bigg_match import Aliases, StoichiometricAliases
 from .inputs import Protein, product_from_description
 from .rast import annotate_with_rast
+from .translation import charge_protein_synthesis
 
 if TYPE_CHECKING:
     import cobra
@@ -149,6 +150,7 @@ def build_draft(
 
     if homology is not None:
         _add_homology_reactions(model, template, homology, sources, evidence, enzymes)
+    charge_protein_synthesis(model, template)
     for rid, alternatives in enzymes.items():
         model.reactions.get_by_id(rid).gene_reaction_rule = gpr_string(alternatives)
     from modelseedpy.core.msbuilder import MSBuilder

@@ -19,8 +19,10 @@
 - Missing biomass precursors: on the medium as applied, a temporary demand for each substrate of
   the biomass reaction, maximised in turn on one solver problem (warm starts). One not made is
   tried again with the biomass reaction's own products supplied (apo-ACP, peptidoglycan n-1): made
-  then, it is "recycled", not missing. A missing one made by a single reaction (protein from amino
-  acids) has that reaction's inputs tested too, so the answer names the amino acid.
+  then, it is "recycled", not missing. A missing one made by a single reaction (protein from
+  aminoacyl-tRNAs) has that reaction's inputs tested too, with what it gives back supplied (the
+  tRNAs); an input made only by loading such a carrier (the aminoacyl-tRNA) is followed to what is
+  loaded, so the answer names the amino acid.
 Every function leaves the model as it found it (changes are made inside `with model:`).
 """
 
@@ -427,14 +429,45 @@ def missing_biomass_precursors(model: cobra.Model, biomass: str = "bio1", expand
         for source in sources:
             source.upper_bound = 0.0
         result.missing = [m for m in unmade if m not in result.recycled]
-        for met_id in result.missing if expand else []:
+
+        def only_maker(met_id: str, user: str = biomass) -> tuple[cobra.Reaction, int] | None:
+            """The one reaction (and its direction) that can make the metabolite for `user`, if it is
+            one (`user` itself run backwards does not count)."""
             met = model.metabolites.get_by_id(met_id)
-            makers = [r for r in met.reactions if r.id not in temporary and r.id != biomass and not is_boundary(r)
+            makers = [r for r in met.reactions if r.id not in temporary and r.id not in (biomass, user)
+                      and not is_boundary(r)
                       and (r.upper_bound > 0 if r.metabolites[met] > 0 else r.lower_bound < 0)]
-            if len(makers) == 1:
-                sign = 1 if makers[0].metabolites[met] > 0 else -1
-                inputs = sorted(m.id for m, c in makers[0].metabolites.items() if c * sign < 0)
-                result.missing_parts[met_id] = [m for m, ok in makeable(inputs).items() if not ok]
+            return (makers[0], 1 if makers[0].metabolites[met] > 0 else -1) if len(makers) == 1 else None
+
+        def inputs_not_made(maker: cobra.Reaction, sign: int, made: str, supplied: frozenset[str],
+                            path: frozenset[str] = frozenset()) -> list[str]:
+            """Inputs of `maker` not made, with what it gives back supplied (the tRNAs of protein
+            synthesis). An input not made that only the loading of such a carrier makes (an
+            aminoacyl-tRNA) is followed to what is loaded (the amino acid)."""
+            given_back = frozenset(m.id for m, c in maker.metabolites.items()
+                                   if c * sign > 0 and m.id != made and m.id.split("_")[0] not in NOT_RETURNED)
+            opened = [s for s in add("SRC", sorted(given_back), 1.0) if s.upper_bound == 0.0]
+            for source in opened:
+                source.upper_bound = 1000.0
+            carriers = supplied | given_back
+            parts: list[str] = []
+            inputs = sorted(m.id for m, c in maker.metabolites.items() if c * sign < 0)
+            for met_id in (m for m, ok in makeable(inputs).items() if not ok):
+                loading = only_maker(met_id, maker.id)
+                if loading is not None and loading[0].id not in path and any(
+                        m.id in carriers for m, c in loading[0].metabolites.items() if c * loading[1] < 0):
+                    parts.extend(inputs_not_made(loading[0], loading[1], met_id, carriers, path | {maker.id})
+                                 or [met_id])
+                else:
+                    parts.append(met_id)
+            for source in opened:
+                source.upper_bound = 0.0
+            return parts
+
+        for met_id in result.missing if expand else []:
+            found = only_maker(met_id)
+            if found is not None:
+                result.missing_parts[met_id] = inputs_not_made(*found, met_id, frozenset())
     return result
 
 

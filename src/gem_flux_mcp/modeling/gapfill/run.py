@@ -35,6 +35,7 @@ from gem_flux_mcp.modeling.gapfill.network import (
     named_media,
 )
 from gem_flux_mcp.modeling.gapfill.uptake import UptakeResult, complete_uptake
+from gem_flux_mcp.modeling.translation import trna_ligases
 
 if TYPE_CHECKING:
     import cobra
@@ -127,7 +128,9 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
     current = {name: growth_on(work, medium, objective) for name, medium in named.items()} if atp else before
     short = [name for name in named if current[name] < options.target_growth]  # media still below the target
     tests = atp.tests if atp is not None else [AtpTest("empty", EMPTY_THRESHOLD)]
-    excluded = {f"{r}_c0" for r in facts.imbalanced} if options.exclude_imbalanced else set()
+    # the tRNA ligases protein synthesis needs count as imbalanced only for their tRNAs' R groups
+    needed = {f"{c.reaction}0" for c in trna_ligases(genome_template).values()}
+    excluded = {f"{r}_c0" for r in facts.imbalanced} - needed if options.exclude_imbalanced else set()
     blocked_ids = {r for r, _ in atp.blocked} if atp is not None else set()
     if options.mode in ("full", "genomescale_only") and short:
         progress("genomescale", 0.40, "building the gapfilling network")
