@@ -39,14 +39,14 @@ class Charging:
 
 def trna_ligases(template: Any) -> dict[str, Charging]:
     """amino acid -> its tRNA ligase, from the template's reactions of the form
-    ATP + aa + tRNA -> AMP + PPi + H+ + aa-tRNA (the tRNA told apart from the amino acid by
-    being made again, charged, on the other side)."""
+    ATP + aa + tRNA -> AMP + PPi + H+ + aa-tRNA (the tRNA and the aminoacyl-tRNA told apart from
+    the amino acid by "tRNA" in their names)."""
     found: dict[str, Charging] = {}
     for reaction in template.reactions:
         stoich = {m.id.rsplit("_", 1)[0]: c for m, c in reaction.metabolites.items()}
-        names = {m.id.rsplit("_", 1)[0]: str(m.name).lower() for m in reaction.metabolites}
         if stoich.get(ATP, 0) >= 0 or stoich.get(AMP, 0) <= 0 or stoich.get(PPI, 0) <= 0:
             continue
+        names = {m.id.rsplit("_", 1)[0]: str(m.name).lower() for m in reaction.metabolites}
         rest = {k: v for k, v in stoich.items() if k not in (ATP, AMP, PPI, H)}
         used = [k for k, v in rest.items() if v < 0]
         made = [k for k, v in rest.items() if v > 0]
