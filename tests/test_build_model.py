@@ -217,3 +217,40 @@ def test_bigg_reactions_without_alias_are_matched_by_stoichiometry(data_dir: Pat
     assert found["PGI"] == biochem.reaction_ids_for_external("BiGG", ["PGI"])["PGI"]
     assert aliases.matched == {"G6Pt6_2pp": {"rxn05563"}}
     assert (tmp_path / "reference").is_dir()  # parsed once, then read from the cache folder
+
+
+def _template_chemistry(reaction: object) -> dict[tuple[str, str], float]:
+    """A template reaction as {(compound, compartment letter): coefficient}, protons left out."""
+    return {(m.id.rsplit("_", 1)[0], m.id.rsplit("_", 1)[1][0]): float(c)
+            for m, c in reaction.metabolites.items() if not m.id.startswith("cpd00067")}  # type: ignore[attr-defined]
+
+
+def test_enzyme_bound_fad_and_outside_enzymes_are_matched(data_dir: Path, biochem: BiochemIndex,
+                                                         tmp_path: Path) -> None:
+    """B. subtilis' succinate dehydrogenase is two iYO844 reactions on sdhCAB, SUCD1 (succinate
+    + FAD -> fumarate + FADH2) and SUCD5_BS (FADH2 + menaquinone-7 -> FAD + menaquinol-7); their
+    sum is the template's menaquinone fumarate reductase, which SUCD5_BS then brings. E. coli's
+    periplasmic glucose-1-phosphatase (G1PPpp) is the template's cytosolic rxn00221 run outside;
+    the periplasmic phosphatidylglycerophosphate phosphatase (lipids never occur outside) keeps
+    its cytosolic match."""
+    from gem_flux_mcp.data.templates import load_template
+    from gem_flux_mcp.modeling.bigg_match import StoichiometricAliases, bound_carrier_pairs
+
+    template = load_template(data_dir, "GramPositive")
+    reference = Reference.installed()
+    universe = reference.reaction_stoichiometry(tmp_path)
+    pairs = bound_carrier_pairs(universe, reference.rules())
+    assert pairs["SUCD5_BS"] == {"SUCD1"}
+    ids = biochem.compound_ids_for_external("BiGG", ["succ", "fum", "mqn8", "mql8", "g1p", "glc__D", "pi", "h2o"])
+    frd = _template_chemistry(template.reactions.get_by_id("rxn08527_c"))
+    assert frd in ({(ids["fum"], "c"): -1, (ids["mql8"], "c"): -1, (ids["succ"], "c"): 1, (ids["mqn8"], "c"): 1},
+                   {(ids["fum"], "c"): 1, (ids["mql8"], "c"): 1, (ids["succ"], "c"): -1, (ids["mqn8"], "c"): -1})
+    assert _template_chemistry(template.reactions.get_by_id("rxn00221_c")) == {
+        (ids["g1p"], "c"): -1, (ids["h2o"], "c"): -1, (ids["glc__D"], "c"): 1, (ids["pi"], "c"): 1}
+
+    aliases = StoichiometricAliases(biochem, universe, template, pairs)
+    found = aliases.reaction_ids_for_external("BiGG", ["SUCD1", "SUCD5_BS", "G1PPpp", "PGPP160pp", "PGPP160"])
+    assert "rxn08527" in found["SUCD5_BS"] and "rxn08527" not in found["SUCD1"]
+    assert aliases.matched["SUCD5_BS+SUCD1"] == {"rxn08527"}
+    assert found["G1PPpp"] == {"rxn00221_e"}
+    assert found["PGPP160pp"] == found["PGPP160"] and "rxn09104" in found["PGPP160"]

@@ -66,3 +66,120 @@ def test_protein_is_made_from_charged_trnas(ecoli_run: tuple[gf.GapfillRun, dict
     per_gram = 2 * sum(-used[c] for c in used if c.startswith("cpd1")) * -bio1.metabolites[protein]
     atp = -bio1.metabolites[model.metabolites.get_by_id("cpd00002_c0")]
     assert atp + per_gram == pytest.approx(40.0, abs=1e-6) and per_gram > 5
+
+
+def test_organic_phosphates_are_hydrolysed_outside(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]],
+                                                   data_dir: Path) -> None:
+    """E. coli's periplasmic glucose-1-phosphatase and 5'-nucleotidase run in e0 in the model
+    (no cytosolic copy comes from them), so glucose-1-phosphate or AMP can replace phosphate as the
+    phosphorus source on glucose minimal medium (Biolog PM4: both grow); with no phosphorus
+    source there is no growth. Checked with COBRApy."""
+    model = ecoli_run[0].model
+    for rid, substrate in (("rxn00221_e0", "cpd00089_e0"), ("rxn00132_e0", "cpd00018_e0")):
+        reaction = model.reactions.get_by_id(rid)
+        assert reaction.genes and {m.compartment for m in reaction.metabolites} == {"e0"}
+        assert model.metabolites.get_by_id(substrate) in reaction.reactants
+    medium = medium_of(data_dir, "glucose_minimal_aerobic")
+    without_p = {cpd: bounds for cpd, bounds in medium.items() if cpd != "cpd00009"}
+    assert len(without_p) == len(medium) - 1
+
+    def growth(extra: dict[str, tuple[float, float]]) -> float:
+        with model:
+            apply_exchange_medium(model, {**without_p, **extra})
+            model.objective = "bio1"
+            return float(model.slim_optimize(error_value=0.0))
+
+    assert growth({}) < 1e-6
+    assert growth({"cpd00089": (-10.0, 1000.0)}) > 0.1
+    assert growth({"cpd00018": (-10.0, 1000.0)}) > 0.1
+
+
+def test_the_biomass_needs_kdo2_lipid_iva_not_the_full_lps_core(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]],
+                                                                data_dir: Path) -> None:
+    """The GramNegative biomass asks for Kdo2-lipid IVA in the mass the template gives the full
+    LPS core: knocking out the genes of heptosyltransferase I (waaC, rxn08710) leaves E. coli
+    growing, as deep-rough mutants do, while those of LpxC (rxn03146, lipid A) and of WaaA
+    (rxn03182, the Kdo transferase) stop it. Checked with COBRApy."""
+    from gem_flux_mcp.modeling.biomass_needs import ENVELOPE_NOTE, ESSENTIAL_LPS, FULL_CORE
+
+    model = ecoli_run[0].model
+    bio1 = model.reactions.get_by_id("bio1")
+    assert bio1.notes[ENVELOPE_NOTE] == f"{FULL_CORE} -> {ESSENTIAL_LPS}"
+    assert f"{FULL_CORE}_c0" not in {m.id for m in bio1.metabolites}
+    assert bio1.metabolites[model.metabolites.get_by_id(f"{ESSENTIAL_LPS}_c0")] < 0
+
+    def genes_of(rid: str) -> list[str]:
+        genes = [g.id for g in model.reactions.get_by_id(rid).genes]
+        assert genes, rid
+        return genes
+
+    wild = growth_without(model, data_dir, [])[0]
+    assert growth_without(model, data_dir, genes_of("rxn08710_c0"))[1] > 0.9 * wild
+    assert growth_without(model, data_dir, genes_of("rxn03146_c0"))[1] < 1e-6
+    assert growth_without(model, data_dir, genes_of("rxn03182_c0"))[1] < 1e-6
+
+
+def test_kdo2_lipid_iva_takes_the_full_cores_mass(data_dir: Path) -> None:
+    """Gram for gram: the biomass's grams of LPS (coefficient x molar mass) stay the same, and a
+    second call changes nothing."""
+    from gem_flux_mcp.modeling.biomass_needs import ESSENTIAL_LPS, FULL_CORE, require_essential_lps
+
+    template = load_template(data_dir, "GramNegative")
+    model = cobra.Model("lps")
+    core = template.compcompounds.get_by_id(f"{FULL_CORE}_c").to_metabolite("0")
+    biomass = cobra.Reaction("bio1")
+    model.add_reactions([biomass])
+    biomass.add_metabolites({core: -0.025})
+    assert require_essential_lps(model, template)
+    essential = model.metabolites.get_by_id(f"{ESSENTIAL_LPS}_c0")
+    assert core not in biomass.metabolites
+    assert biomass.metabolites[essential] * essential.formula_weight == pytest.approx(-0.025 * core.formula_weight)
+    assert biomass.metabolites[essential] < 2 * -0.025  # a smaller molecule: more of it per gram
+    assert not require_essential_lps(model, template)
+
+
+@pytest.mark.parametrize("template_name", ["GramNegative", "GramPositive"])
+def test_dispensable_cofactors_leave_the_biomass_and_their_mass_stays(data_dir: Path, template_name: str) -> None:
+    """A biomass with the template's cofactors in equal moles, as ModelSEEDpy writes it:
+    glutathione, spermidine, putrescine and cobamide (with the two by-products the template links
+    to it) leave, and ubiquinone-8 too on GramPositive; the other cofactors share the same grams in
+    equal moles; a second call changes nothing."""
+    from gem_flux_mcp.modeling.biomass_needs import DISPENSABLE, drop_dispensable_cofactors
+
+    template = load_template(data_dir, template_name)
+    model = cobra.Model("cofactors")
+    biomass = cobra.Reaction("bio1")
+    model.add_reactions([biomass])
+    stoichiometry: dict[cobra.Metabolite, float] = {}
+    for component in template.biomasses[0].templateBiomassComponents:
+        if component.comp_class == "cofactor":
+            stoichiometry[component.metabolite.to_metabolite("0")] = -0.003
+            for linked, link in component.linked_metabolites.items():
+                stoichiometry[linked.to_metabolite("0")] = -0.003 * link
+    biomass.add_metabolites(stoichiometry)
+    before = {m.id: c for m, c in biomass.metabolites.items()}
+
+    def grams(reaction: cobra.Reaction) -> float:
+        """What the biomass takes from the cell, per mmol, by its atoms (R groups must cancel)."""
+        from cobra.core.formula import elements_and_molecular_weights as weights
+
+        counts: dict[str, float] = {}
+        for metabolite, coefficient in reaction.metabolites.items():
+            for element, number in metabolite.elements.items():
+                counts[element] = counts.get(element, 0.0) - coefficient * number
+        assert abs(counts.get("R", 0.0)) < 1e-12
+        return sum(n * weights[e] for e, n in counts.items() if e != "R")
+
+    mass = grams(biomass)
+    dropped = drop_dispensable_cofactors(model, template, gram_positive=template_name == "GramPositive")
+    expected = set(DISPENSABLE) | ({"cpd15560"} if template_name == "GramPositive" else set())
+    assert set(dropped) == expected
+    after = {m.id: c for m, c in biomass.metabolites.items()}
+    assert not {f"{c}_c0" for c in expected} & set(after)
+    assert "cpd01997_c0" not in after and "cpd03422_c0" not in after  # cobamide's by-products
+    assert ("cpd15560_c0" in after) == (template_name == "GramNegative")
+    kept = {mid: c for mid, c in after.items() if c < 0}
+    assert len(kept) == len([c for c in before.values() if c < 0]) - len(expected)
+    assert len({round(c, 12) for c in kept.values()}) == 1 and next(iter(kept.values())) < -0.003
+    assert grams(biomass) == pytest.approx(mass, rel=1e-9)
+    assert drop_dispensable_cofactors(model, template, gram_positive=True) == []

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from ..data.reference import Reference
 from . import align
+from .bigg_match import inside_id, template_reaction_id
 
 MIN_IDENTITY = 40.0  # percent; below this, a best hit says little about the reaction (ALIGNERS.md)
 WEAK_MIN_IDENTITY = 25.0  # hits from here up to MIN_IDENTITY are kept as weak evidence for gapfilling
@@ -210,8 +211,8 @@ def homology_reactions(
             if key in seen_rules:
                 continue
             seen_rules.add(key)
-            template_ids = [f"{rid}_c" for rid in sorted(to_modelseed.get(rule.reaction, ()))
-                            if f"{rid}_c" in template_reaction_ids]
+            template_ids = [tid for tid in map(template_reaction_id, sorted(to_modelseed.get(rule.reaction, ())))
+                            if inside_id(tid) in template_reaction_ids]
             if not template_ids:
                 continue
             covered = frozenset(frozenset(assigned[s]) for s in rule.subunits if assigned.get(s))

@@ -18,6 +18,26 @@ in the templates or do not connect to the template's oxidases, so such a strain 
 respiration. Menaquinone-7 and -8 differ only in the length of their isoprenoid tail; here they
 count as the same compound, and reactions with menaquinone-7 are also matched by stoichiometry
 even when they have an alias.
+
+Enzyme-bound FAD: some reference models split one flavoprotein into two reactions with free FADH2
+between them — B. subtilis' succinate dehydrogenase is SUCD1 (succinate + FAD → fumarate + FADH2)
+and SUCD5_BS (FADH2 + menaquinone-7 → FAD + menaquinol-7), both on sdhCAB. The templates have the
+first (rxn00288) but reoxidise free FADH2 only with ubiquinone, so a menaquinone organism could
+not run its TCA cycle from succinate on. Where one enzyme of a reference model makes FADH2 in one
+of its reactions and uses it in another, the sum of the two (here succinate + menaquinone ⇌
+fumarate + menaquinol, rxn08527) is also looked up, and matches the reaction that uses the FADH2.
+
+Enzymes outside the cell: a reference reaction whose compounds are all in the periplasm or outside
+and which changes them (not a porin) is catalysed there, if its compounds also occur outside the
+cell in BiGG (they pass porins or come from a medium) — E. coli's periplasmic nucleotidases
+(UshA, CpdB), glucose-1-phosphatase (Agp) and phytase (AppA), B. subtilis' secreted amylase. The
+templates hold such chemistry only in the cytosol, and ModelSEED's aliases ignore compartments,
+so these reactions used to land in the cytosol, where they do not happen, and organic phosphates
+and sugars that the cell breaks down outside had no way in. They are now matched, by
+stoichiometry only, to the cytosolic template reaction with the same chemistry and returned as
+`<id>_e` (see `template_reaction_id`): the build adds a copy of that reaction in e0. Periplasmic
+chemistry on envelope compounds that never occur outside (lipids, murein, lipopolysaccharide)
+keeps its cytosolic match: the two-compartment templates build the envelope in the cytosol.
 """
 
 from __future__ import annotations
@@ -29,6 +49,8 @@ from typing import Any, Protocol
 PROTON = "cpd00067"
 COMPARTMENTS = {"c": "c", "p": "e", "e": "e"}  # BiGG compartment -> template compartment
 SAME_AS = {"mql7": "mql8", "mqn7": "mqn8"}  # BiGG compound -> the one it is matched as
+BOUND_CARRIER = "fadh2_c"  # made and used by one enzyme: not a free pool
+OUTSIDE = "_e"  # suffix of a matched id whose cytosolic template reaction runs outside the cell
 Key = tuple[tuple[tuple[str, str], float], ...]
 
 
@@ -38,15 +60,48 @@ class Aliases(Protocol):
     def compound_ids_for_external(self, source: str, values: Iterable[str]) -> dict[str, str]: ...
 
 
+class Rule(Protocol):
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def reaction(self) -> str: ...
+
+    @property
+    def subunits(self) -> tuple[str, ...]: ...
+
+
+def bound_carrier_pairs(bigg_reactions: Mapping[str, Mapping[str, float]],
+                        rules: Mapping[str, Iterable[Rule]]) -> dict[str, set[str]]:
+    """BiGG reaction that uses FADH2 → the reactions making it on the same enzyme (same model, same
+    subunits) in some reference model."""
+    by_enzyme: dict[tuple[str, tuple[str, ...]], set[str]] = defaultdict(set)
+    for gene_rules in rules.values():
+        for rule in gene_rules:
+            by_enzyme[(rule.model, rule.subunits)].add(rule.reaction)
+    pairs: dict[str, set[str]] = defaultdict(set)
+    for reactions in by_enzyme.values():
+        made = [r for r in reactions if bigg_reactions.get(r, {}).get(BOUND_CARRIER, 0.0) > 0]
+        for user in reactions:
+            if bigg_reactions.get(user, {}).get(BOUND_CARRIER, 0.0) < 0:
+                pairs[user].update(made)
+    return dict(pairs)
+
+
 class StoichiometricAliases:
     """ModelSEED's BiGG reaction aliases, completed by stoichiometry for the BiGG reactions whose
     aliases miss the template (same interface as the biochemistry index)."""
 
-    def __init__(self, aliases: Aliases, bigg_reactions: Mapping[str, Mapping[str, float]], template: Any) -> None:
+    def __init__(self, aliases: Aliases, bigg_reactions: Mapping[str, Mapping[str, float]], template: Any,
+                 carrier_pairs: Mapping[str, set[str]] | None = None) -> None:
         self.aliases = aliases
         self.bigg_reactions = bigg_reactions
+        self.carrier_pairs = carrier_pairs or {}
+        self.found_outside = {m.rpartition("_")[0] for coefficients in bigg_reactions.values()
+                              for m in coefficients if m.endswith("_e")}
         self.template_ids = {r.id for r in template.reactions}
         self.index: dict[Key, set[str]] = defaultdict(set)
+        self.outside_index: dict[Key, set[str]] = defaultdict(set)  # cytosolic chemistry, written outside
         for reaction in template.reactions:
             coefficients: dict[tuple[str, str], float] = {}
             for metabolite, value in reaction.metabolites.items():
@@ -56,6 +111,9 @@ class StoichiometricAliases:
             key = _key(coefficients)
             if key:
                 self.index[key].add(reaction.id.rsplit("_", 1)[0])
+            if key and all(place[1] == "c" for place in coefficients):
+                outside = _key({(compound, "e"): value for (compound, _), value in coefficients.items()})
+                self.outside_index[outside].add(reaction.id.rsplit("_", 1)[0] + OUTSIDE)
         self.matched: dict[str, set[str]] = {}  # BiGG id -> ModelSEED ids found by stoichiometry
 
     def compound_ids_for_external(self, source: str, values: Iterable[str]) -> dict[str, str]:
@@ -66,14 +124,37 @@ class StoichiometricAliases:
         found = self.aliases.reaction_ids_for_external(source, wanted)
         if source != "BiGG":
             return found
+        outside = {b for b in wanted if _is_outside_chemistry(self.bigg_reactions.get(b, {}), self.found_outside)}
+        for bigg in outside:  # their aliases name the cytosolic reaction
+            found.pop(bigg, None)
         missing = {b for b in wanted if not any(f"{r}_c" in self.template_ids for r in found.get(b, ()))
                    or any(m.rsplit("_", 1)[0] in SAME_AS for m in self.bigg_reactions.get(b, {}))}
         for bigg, ids in self.by_stoichiometry(missing).items():
             found[bigg] = set(found.get(bigg, set())) | ids
+        for bigg, ids in self.lumped(wanted).items():
+            found[bigg] = set(found.get(bigg, set())) | ids
         return found
 
+    def lumped(self, bigg_ids: Iterable[str]) -> dict[str, set[str]]:
+        """Template reactions matching a FADH2 user summed with a FADH2 maker of the same enzyme."""
+        result: dict[str, set[str]] = {}
+        for user in bigg_ids:
+            for maker in sorted(self.carrier_pairs.get(user, ())):
+                total = dict(self.bigg_reactions[user])
+                for metabolite, value in self.bigg_reactions[maker].items():
+                    total[metabolite] = total.get(metabolite, 0.0) + value
+                name = f"{user}+{maker}"
+                for ids in self._by_stoichiometry({name: total}).values():
+                    result.setdefault(user, set()).update(ids)
+                    self.matched.setdefault(name, set()).update(ids)
+        return result
+
     def by_stoichiometry(self, bigg_ids: Iterable[str]) -> dict[str, set[str]]:
-        reactions = {b: self.bigg_reactions[b] for b in bigg_ids if b in self.bigg_reactions}
+        result = self._by_stoichiometry({b: self.bigg_reactions[b] for b in bigg_ids if b in self.bigg_reactions})
+        self.matched.update(result)
+        return result
+
+    def _by_stoichiometry(self, reactions: Mapping[str, Mapping[str, float]]) -> dict[str, set[str]]:
         names = {SAME_AS.get(n, n) for coefficients in reactions.values() for n in
                  (m.rsplit("_", 1)[0] for m in coefficients)}
         compounds = self.aliases.compound_ids_for_external("BiGG", names)
@@ -91,8 +172,32 @@ class StoichiometricAliases:
                 key = _key(converted)
                 if key and key in self.index:
                     result[bigg] = set(self.index[key])
-        self.matched.update(result)
+                elif key and key in self.outside_index:
+                    result[bigg] = set(self.outside_index[key])
         return result
+
+
+def template_reaction_id(matched_id: str) -> str:
+    """The template reaction a matched ModelSEED id stands for: `rxn00001` → `rxn00001_c`; an
+    outside copy keeps its suffix (`rxn00001_e`, the cytosolic `rxn00001_c` run in e0)."""
+    return matched_id if matched_id.endswith(OUTSIDE) else f"{matched_id}_c"
+
+
+def inside_id(template_id: str) -> str:
+    """The cytosolic template reaction behind a template reaction id or an outside copy's id."""
+    return template_id[: -len(OUTSIDE)] + "_c" if template_id.endswith(OUTSIDE) else template_id
+
+
+def _is_outside_chemistry(coefficients: Mapping[str, float], found_outside: set[str]) -> bool:
+    """All compounds in the periplasm or outside and known outside the cell, and some compound made
+    or used (not a porin)."""
+    if not coefficients or not all(m.rpartition("_")[2] in ("p", "e") and m.rpartition("_")[0] in found_outside
+                                   for m in coefficients):
+        return False
+    net: dict[str, float] = defaultdict(float)
+    for metabolite, value in coefficients.items():
+        net[metabolite.rpartition("_")[0]] += value
+    return any(abs(value) > 1e-9 for value in net.values())
 
 
 def _key(coefficients: Mapping[tuple[str, str], float]) -> Key:

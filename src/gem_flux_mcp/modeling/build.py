@@ -31,7 +31,8 @@ from .annotate import (
     homology_reactions,
     roles_from_functions,
 )
-from .bigg_match import Aliases, StoichiometricAliases
+from .bigg_match import Aliases, StoichiometricAliases, bound_carrier_pairs, inside_id
+from .biomass_needs import drop_dispensable_cofactors, require_essential_lps
 from .inputs import Protein, product_from_description
 from .rast import annotate_with_rast
 from .translation import charge_protein_synthesis
@@ -119,7 +120,9 @@ def build_draft(
     if options.use_homology:
         progress("annotate", 0.15, f"searching {len(proteins)} proteins against the BiGG reference")
         reference = Reference.installed(options.exclude_reference_models)
-        matched = StoichiometricAliases(aliases, reference.reaction_stoichiometry(cache_dir), template)
+        stoichiometry = reference.reaction_stoichiometry(cache_dir)
+        matched = StoichiometricAliases(aliases, stoichiometry, template,
+                                        bound_carrier_pairs(stoichiometry, reference.rules()))
         homology = homology_reactions(
             {p.id: p.sequence for p in proteins}, reference, matched,
             {r.id for r in template.reactions}, cache_dir,
@@ -151,6 +154,8 @@ def build_draft(
     if homology is not None:
         _add_homology_reactions(model, template, homology, sources, evidence, enzymes)
     charge_protein_synthesis(model, template)
+    require_essential_lps(model, template)
+    drop_dispensable_cofactors(model, template, gram_positive=options.template == "GramPositive")
     for rid, alternatives in enzymes.items():
         model.reactions.get_by_id(rid).gene_reaction_rule = gpr_string(alternatives)
     from modelseedpy.core.msbuilder import MSBuilder
@@ -248,13 +253,35 @@ def _add_homology_reactions(
             "bigg_reactions": sorted(item.bigg_reactions)[:5],
         }
         if rid not in model.reactions:
-            reaction = template.reactions.get_by_id(template_rxn_id).to_reaction(model, "0")
+            reaction = template.reactions.get_by_id(inside_id(template_rxn_id)).to_reaction(model, "0")
+            if template_rxn_id != inside_id(template_rxn_id):
+                reaction = _outside_copy(model, reaction, rid)
             reaction.annotation["sbo"] = "SBO:0000176"
             new.append(reaction)
         enzymes.setdefault(rid, set()).update(item.complexes)
         sources.setdefault(rid, set()).add(SOURCE_HOMOLOGY)
         evidence.setdefault(rid, {})["homology"] = record
     model.add_reactions(new)
+
+
+def _outside_copy(model: cobra.Model, reaction: cobra.Reaction, rid: str) -> cobra.Reaction:
+    """The cytosolic template reaction run in e0 (an enzyme outside the cell; see bigg_match)."""
+    from cobra import Metabolite, Reaction
+
+    copy = Reaction(rid, f"{reaction.name} (outside the cell)", reaction.subsystem,
+                    reaction.lower_bound, reaction.upper_bound)
+    copy.annotation.update(reaction.annotation)
+    coefficients: dict[Metabolite, float] = {}
+    for metabolite, value in reaction.metabolites.items():
+        outside_id = metabolite.id.rsplit("_", 1)[0] + "_e0"
+        if outside_id in model.metabolites:
+            outside = model.metabolites.get_by_id(outside_id)
+        else:
+            outside = Metabolite(outside_id, metabolite.formula, metabolite.name, metabolite.charge, "e0")
+            outside.annotation.update(metabolite.annotation)
+        coefficients[outside] = coefficients.get(outside, 0.0) + value
+    copy.add_metabolites(coefficients)
+    return copy
 
 
 def _add_atpm(model: cobra.Model) -> None:

@@ -82,8 +82,8 @@ def charge_protein_synthesis(model: cobra.Model, template: Any, biomass_id: str 
             continue
         charging = ligases[cid]
         change[metabolite] = -coefficient
-        change[_metabolite(model, template, charging.charged, index)] = coefficient
-        change[_metabolite(model, template, charging.trna, index)] = -coefficient
+        change[template_metabolite(model, template, charging.charged, index)] = coefficient
+        change[template_metabolite(model, template, charging.trna, index)] = -coefficient
         amino_acids += -coefficient
         switched.append(cid)
     if not switched:
@@ -108,7 +108,7 @@ def _spend_less_atp(biomass: cobra.Reaction, protein: str, atp_per_protein: floa
     biomass.add_metabolites({model.metabolites.get_by_id(ids[cid]): sign * per_gram for cid, sign in energy.items()})
 
 
-def _metabolite(model: cobra.Model, template: Any, compound_id: str, index: str) -> cobra.Metabolite:
+def template_metabolite(model: cobra.Model, template: Any, compound_id: str, index: str) -> cobra.Metabolite:
     """The model's `<compound>_c<index>`, added from the template when it is not there yet."""
     mid = f"{compound_id}_c{index}"
     if mid in model.metabolites:

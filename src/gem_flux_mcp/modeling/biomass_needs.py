@@ -1,0 +1,124 @@
+"""What a draft's biomass asks for: what a cell cannot grow without, not everything it may contain.
+
+A compound in the biomass reaction is a compound the model must make (or take up) to grow, so
+every gene on its only route is predicted essential. ModelSEED's template biomasses list
+compounds that cells contain but can live without, and the genes that make them come out as false
+"essential" calls. Two corrections, both also in CarveMe's universal biomasses:
+
+- **Lipopolysaccharide** (`require_essential_lps`). The GramNegative biomass demands core
+  oligosaccharide lipid A (cpd15432: lipid A with the inner and outer core sugars), so every gene
+  of heptose synthesis, of the core glycosyl- and heptosyltransferases (waa) and the late
+  acyltransferases (lpxL, lpxM) is essential in a draft. "Deep rough" E. coli mutants without the
+  core grow; what cells cannot do without is Kdo2-lipid IVA (lipid A synthesis, lpxA/C/D/H/B/K; the
+  Kdo sugars, kdsA/B, waaA). iML1515's core biomass asks for that molecule, and so does the draft's
+  (cpd03586), in the same mass per gram of cell.
+- **Cofactors cells live without** (`drop_dispensable_cofactors`): glutathione (E. coli gshA/gshB
+  mutants grow; Bacillus makes none, it uses bacillithiol), spermidine and putrescine
+  (polyamine-free speA/B/D/E mutants grow), cobamide (cpd00166, assembled from cobinamide:
+  E. coli neither makes nor needs B12, its methionine synthase MetE works without), and, for the
+  GramPositive template, ubiquinone-8 (Firmicutes and Actinobacteria respire with menaquinone
+  and make no ubiquinone). The remaining cofactors keep the cofactors' mass share: ModelSEEDpy
+  splits it into equal moles, and so does this, over fewer compounds.
+
+Compounds dropped from the biomass are still made where the genes allow; they are just not
+required for growth.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .translation import template_metabolite
+
+if TYPE_CHECKING:
+    import cobra
+
+FULL_CORE = "cpd15432"  # core oligosaccharide lipid A
+ESSENTIAL_LPS = "cpd03586"  # Kdo2-lipid IV(A)
+ENVELOPE_NOTE = "gemflux_essential_lps"  # note on the biomass reaction: what was replaced
+DISPENSABLE = ("cpd00042", "cpd00264", "cpd00118", "cpd00166")  # glutathione, spermidine, putrescine, cobamide
+NOT_IN_GRAM_POSITIVES = ("cpd15560",)  # ubiquinone-8
+COFACTORS_NOTE = "gemflux_dropped_cofactors"
+
+
+def require_essential_lps(model: cobra.Model, template: Any, biomass_id: str = "bio1", index: str = "0") -> bool:
+    """Let the biomass ask for Kdo2-lipid IVA instead of the full LPS core, gram for gram.
+    Returns False (nothing changed) when the biomass has no full core or it was replaced already."""
+    full = f"{FULL_CORE}_c{index}"
+    if biomass_id not in model.reactions or full not in model.metabolites:
+        return False
+    biomass = model.reactions.get_by_id(biomass_id)
+    core = model.metabolites.get_by_id(full)
+    coefficient = biomass.metabolites.get(core, 0.0)
+    if coefficient >= 0 or ENVELOPE_NOTE in biomass.notes:
+        return False
+    essential = template_metabolite(model, template, ESSENTIAL_LPS, index)
+    if not core.formula_weight or not essential.formula_weight:
+        return False
+    grams = coefficient * core.formula_weight
+    biomass.add_metabolites({core: -coefficient, essential: grams / essential.formula_weight})
+    biomass.notes[ENVELOPE_NOTE] = f"{FULL_CORE} -> {ESSENTIAL_LPS}"
+    return True
+
+
+def drop_dispensable_cofactors(model: cobra.Model, template: Any, gram_positive: bool,
+                               biomass_id: str = "bio1", index: str = "0") -> list[str]:
+    """Take the dispensable cofactors out of the biomass (with the by-products the template links
+    to them) and give their mass to the other cofactors in equal moles. Returns the compounds
+    taken out ([] when there is nothing to do)."""
+    if biomass_id not in model.reactions or not template.biomasses:
+        return []
+    biomass = model.reactions.get_by_id(biomass_id)
+    if COFACTORS_NOTE in biomass.notes:
+        return []
+    dropped_ids = set(DISPENSABLE) | (set(NOT_IN_GRAM_POSITIVES) if gram_positive else set())
+    coefficients = {m.id: (m, c) for m, c in biomass.metabolites.items()}
+    entries: list[tuple[str, cobra.Metabolite, float, list[tuple[cobra.Metabolite, float]]]] = []
+    for component in template.biomasses[0].templateBiomassComponents:
+        if component.comp_class != "cofactor":
+            continue
+        cid = component.metabolite.id.rsplit("_", 1)[0]
+        found = coefficients.get(f"{cid}_c{index}")
+        if found is None or found[1] >= 0:
+            continue
+        linked = [(coefficients[mid][0], found[1] * link) for mid, link in
+                  ((f"{m.id.rsplit('_', 1)[0]}_c{index}", link) for m, link in component.linked_metabolites.items())
+                  if mid in coefficients]  # the by-products this cofactor alone puts in the biomass
+        entries.append((cid, found[0], found[1], linked))
+    dropped = [e for e in entries if e[0] in dropped_ids]
+    kept = [e for e in entries if e[0] not in dropped_ids]
+    weights = {e[0]: _net_weight(e[1], e[2], e[3]) for e in entries}
+    if not dropped or not kept or any(w is None for w in weights.values()):
+        return []
+    change: dict[cobra.Metabolite, float] = {}
+    for _, metabolite, coefficient, linked in dropped:
+        change[metabolite] = -coefficient
+        for other, value in linked:
+            change[other] = change.get(other, 0.0) - value
+    factor = sum(weights[e[0]] or 0.0 for e in entries) / sum(weights[e[0]] or 0.0 for e in kept)
+    for _, metabolite, coefficient, linked in kept:
+        change[metabolite] = coefficient * (factor - 1)
+        for other, value in linked:
+            change[other] = change.get(other, 0.0) + value * (factor - 1)
+    biomass.add_metabolites(change)
+    names = sorted(e[0] for e in dropped)
+    biomass.notes[COFACTORS_NOTE] = ";".join(names)
+    return names
+
+
+def _net_weight(metabolite: cobra.Metabolite, coefficient: float,
+                linked: list[tuple[cobra.Metabolite, float]]) -> float | None:
+    """Grams per mole of what one biomass cofactor entry takes from the cell: the cofactor less
+    its by-products (acyl carrier protein less apo-ACP: the R groups cancel). None when unknown."""
+    from cobra.core.formula import elements_and_molecular_weights
+
+    counts: dict[str, float] = {}
+    for item, share in [(metabolite, 1.0), *((other, value / coefficient) for other, value in linked)]:
+        if not item.formula:
+            return None
+        for element, number in item.elements.items():
+            counts[element] = counts.get(element, 0.0) + share * number
+    left = {element: number for element, number in counts.items() if abs(number) > 1e-9}
+    if any(element not in elements_and_molecular_weights for element in left):
+        return None
+    return float(sum(number * elements_and_molecular_weights[element] for element, number in left.items()))
