@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -254,3 +255,45 @@ def test_enzyme_bound_fad_and_outside_enzymes_are_matched(data_dir: Path, bioche
     assert aliases.matched["SUCD5_BS+SUCD1"] == {"rxn08527"}
     assert found["G1PPpp"] == {"rxn00221_e"}
     assert found["PGPP160pp"] == found["PGPP160"] and "rxn09104" in found["PGPP160"]
+
+
+def test_near_best_hits_bring_only_boundary_reactions(data_dir: Path, biochem: BiochemIndex, tmp_path: Path) -> None:
+    """A reference of two models: in `own` a gene identical to the query runs glucose-6-phosphate
+    isomerase (PGI); in `other` a slightly different copy (1 residue in 40 changed) runs PGI,
+    hexokinase (HEX1) and the periplasmic glucose-1-phosphatase (G1PPpp). Searched with MMseqs2,
+    the query gets PGI from its best hit and, from the near-best one, only the reaction at the
+    cell's boundary: G1PPpp, run outside (rxn00221_e); not the cytosolic HEX1."""
+    import gzip
+
+    from gem_flux_mcp.data.templates import load_template
+    from gem_flux_mcp.modeling.annotate import homology_reactions
+    from gem_flux_mcp.modeling.bigg_match import StoichiometricAliases
+
+    query = next(p for p in ecoli_subset(data_dir, 50) if 300 <= len(p.sequence) <= 600)
+    changed = "".join(("W" if aa != "W" else "A") if i % 40 == 20 else aa for i, aa in enumerate(query.sequence))
+    folder = tmp_path / "reference"
+    folder.mkdir()
+    (folder / "bigg_proteins.faa").write_text(f">own.g1\n{query.sequence}\n>other.g2\n{changed}\n")
+    with gzip.open(folder / "bigg_gprs.csv.gz", "wt") as handle:
+        handle.write("gene,protein,reaction,model\nG_g1,P_g1,R_PGI,own\n")
+        handle.write("".join(f"G_g2,P_g2,R_{r},other\n" for r in ("PGI", "HEX1", "G1PPpp")))
+    template = load_template(data_dir, "GramNegative")
+    aliases = StoichiometricAliases(biochem, Reference.installed().reaction_stoichiometry(tmp_path), template)
+    template_ids = {r.id for r in template.reactions}
+    boundary = {r.id for r in template.reactions if any(m.compartment == "e" for m in r.metabolites)}
+    cytosolic = {f"{r}_c" for b in ("PGI", "HEX1")
+                 for r in biochem.reaction_ids_for_external("BiGG", [b])[b]} & template_ids
+    pgi = {f"{r}_c" for r in biochem.reaction_ids_for_external("BiGG", ["PGI"])["PGI"]} & template_ids
+    assert pgi and cytosolic - pgi and not cytosolic & boundary
+
+    def found(with_boundary: bool) -> dict[str, Any]:
+        result = homology_reactions({query.id: query.sequence}, Reference(folder), aliases, template_ids, tmp_path,
+                                    aligner=align.choose_aligner("mmseqs"),
+                                    boundary=boundary if with_boundary else None)
+        return result.reactions
+
+    plain, near = found(False), found(True)
+    assert set(plain) == pgi
+    assert set(near) == pgi | {"rxn00221_e"}
+    assert near["rxn00221_e"].best_query == query.id and near["rxn00221_e"].bigg_reactions == {"G1PPpp"}
+    assert near["rxn00221_e"].best_target == "other.g2" and 90 < near["rxn00221_e"].best_identity < 100

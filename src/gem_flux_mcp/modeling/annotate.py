@@ -20,10 +20,11 @@ from typing import Any, Protocol
 
 from ..data.reference import Reference
 from . import align
-from .bigg_match import inside_id, template_reaction_id
+from .bigg_match import OUTSIDE, inside_id, template_reaction_id
 
 MIN_IDENTITY = 40.0  # percent; below this, a best hit says little about the reaction (ALIGNERS.md)
 WEAK_MIN_IDENTITY = 25.0  # hits from here up to MIN_IDENTITY are kept as weak evidence for gapfilling
+NEAR_BEST = 0.9  # a hit within this fraction of a protein's best bit score is "near best"
 WEAK_EVIDENCE_NOTE = "gemflux_weak_evidence"  # model note: {reaction id: best weak hit}
 
 
@@ -162,15 +163,16 @@ class HomologyResult:
     weak: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def best_hits(hits: Iterable[align.Hit]) -> dict[str, list[align.Hit]]:
-    """Per query, the hits tied for the best bit score (identical proteins in several models)."""
+def best_hits(hits: Iterable[align.Hit], fraction: float = 0.999) -> dict[str, list[align.Hit]]:
+    """Per query, the hits tied for the best bit score (identical proteins in several models), or
+    within `fraction` of it."""
     by_query: dict[str, list[align.Hit]] = defaultdict(list)
     for hit in hits:
         by_query[hit.query].append(hit)
     result = {}
     for query, items in by_query.items():
         top = max(h.bits for h in items)
-        result[query] = [h for h in items if h.bits >= top * 0.999]
+        result[query] = [h for h in items if h.bits >= top * fraction]
     return result
 
 
@@ -183,7 +185,13 @@ def homology_reactions(
     aligner: align.Aligner | None = None,
     min_identity: float = MIN_IDENTITY,
     threads: int | None = None,
+    boundary: set[str] | None = None,
 ) -> HomologyResult:
+    """Template reactions supported by the BiGG reactions of each protein's best hits. Near-best
+    hits (NEAR_BEST) add only reactions at the cell's boundary (`boundary`: template reactions
+    with an outside compound, and outside copies): a protein whose best hit is in a model that
+    runs its enzyme inside the cell, or has no transporter for it, may be the close homolog of a
+    transporter or an outside enzyme of another model."""
     aligner = aligner or align.choose_aligner()
     started = time.perf_counter()
     hits = align.search(proteins, reference.filtered_fasta(cache_dir), aligner, threads)
@@ -194,42 +202,57 @@ def homology_reactions(
     # reference gene → query genes whose best hit it is
     assigned: dict[str, set[str]] = defaultdict(set)
     best_of: dict[str, align.Hit] = {}
+    hit_on: dict[tuple[str, str], align.Hit] = {}  # (query, reference gene) → the hit that assigns it
     for query, tops in best.items():
         for hit in tops:
             if hit.identity >= min_identity and hit.target in rules:
                 assigned[hit.target].add(query)
+                hit_on[(query, hit.target)] = hit
                 if query not in best_of or hit.identity > best_of[query].identity:
                     best_of[query] = hit
 
-    bigg_ids = {rule.reaction for target in assigned for rule in rules[target]}
+    near: dict[str, set[str]] = defaultdict(set)  # reference gene → queries hitting it near best
+    near_of: dict[str, align.Hit] = {}
+    if boundary is not None:
+        for query, items in best_hits(hits, NEAR_BEST).items():
+            for hit in items:
+                if hit.identity >= min_identity and hit.target in rules and query not in assigned.get(hit.target, ()):
+                    near[hit.target].add(query)
+                    hit_on[(query, hit.target)] = hit
+                    near_of.setdefault(query, hit)
+    both = {t: assigned.get(t, set()) | near.get(t, set()) for t in set(assigned) | set(near)}
+
+    bigg_ids = {rule.reaction for target in both for rule in rules[target]}
     to_modelseed = aliases.reaction_ids_for_external("BiGG", bigg_ids)
     reactions: dict[str, HomologyEvidence] = {}
     seen_rules: set[tuple[str, str, tuple[str, ...]]] = set()
-    for target in assigned:
+    # best hits first; a rule reached only through near-best hits brings boundary reactions only
+    for target, only_near in [*((t, False) for t in assigned), *((t, True) for t in near if t not in assigned)]:
         for rule in rules[target]:
             key = (rule.model, rule.reaction, rule.subunits)
             if key in seen_rules:
                 continue
             seen_rules.add(key)
             template_ids = [tid for tid in map(template_reaction_id, sorted(to_modelseed.get(rule.reaction, ())))
-                            if inside_id(tid) in template_reaction_ids]
+                            if inside_id(tid) in template_reaction_ids
+                            and (not only_near or tid.endswith(OUTSIDE) or tid in (boundary or set()))]
             if not template_ids:
                 continue
-            covered = frozenset(frozenset(assigned[s]) for s in rule.subunits if assigned.get(s))
+            genes_of = both if only_near else assigned
+            covered = frozenset(frozenset(genes_of[s]) for s in rule.subunits if genes_of.get(s))
+            hits_here = [hit_on[(gene, s)] for s in rule.subunits for gene in genes_of.get(s, ())]
             for tid in template_ids:
                 evidence = reactions.setdefault(tid, HomologyEvidence())
                 evidence.complexes.add(covered)
                 evidence.bigg_reactions.add(rule.reaction)
-                for genes in covered:
-                    for gene in genes:
-                        hit = best_of[gene]
-                        if hit.identity > evidence.best_identity:
-                            evidence.best_query, evidence.best_target = gene, hit.target
-                            evidence.best_identity = hit.identity
+                for hit in hits_here:
+                    if hit.identity > evidence.best_identity:
+                        evidence.best_query, evidence.best_target = hit.query, hit.target
+                        evidence.best_identity = hit.identity
     return HomologyResult(
         reactions=reactions, aligner=aligner.describe(), queries_with_hits=len(best),
         queries_assigned=len(best_of), excluded_models=reference.excluded, seconds_aligning=aligned_seconds,
-        weak=_weak_support(best, best_of, rules, aliases, template_ids=template_reaction_ids,
+        weak=_weak_support(best, {**near_of, **best_of}, rules, aliases, template_ids=template_reaction_ids,
                            min_identity=min_identity),
     )
 

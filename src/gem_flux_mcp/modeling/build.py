@@ -127,6 +127,7 @@ def build_draft(
             {p.id: p.sequence for p in proteins}, reference, matched,
             {r.id for r in template.reactions}, cache_dir,
             aligner=align.choose_aligner(options.aligner), threads=options.align_threads,
+            boundary={r.id for r in template.reactions if any(m.compartment == "e" for m in r.metabolites)},
         )
         lap("homology")
 
