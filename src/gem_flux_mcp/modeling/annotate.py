@@ -14,6 +14,7 @@ import re
 import time
 from collections import defaultdict
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -212,14 +213,14 @@ def homology_reactions(
                     best_of[query] = hit
 
     near: dict[str, set[str]] = defaultdict(set)  # reference gene → queries hitting it near best
-    near_of: dict[str, align.Hit] = {}
+    near_queries: set[str] = set()
     if boundary is not None:
         for query, items in best_hits(hits, NEAR_BEST).items():
             for hit in items:
                 if hit.identity >= min_identity and hit.target in rules and query not in assigned.get(hit.target, ()):
                     near[hit.target].add(query)
                     hit_on[(query, hit.target)] = hit
-                    near_of.setdefault(query, hit)
+                    near_queries.add(query)
     both = {t: assigned.get(t, set()) | near.get(t, set()) for t in set(assigned) | set(near)}
 
     bigg_ids = {rule.reaction for target in both for rule in rules[target]}
@@ -252,16 +253,17 @@ def homology_reactions(
     return HomologyResult(
         reactions=reactions, aligner=aligner.describe(), queries_with_hits=len(best),
         queries_assigned=len(best_of), excluded_models=reference.excluded, seconds_aligning=aligned_seconds,
-        weak=_weak_support(best, {**near_of, **best_of}, rules, aliases, template_ids=template_reaction_ids,
+        weak=_weak_support(best, best_of.keys() | near_queries, rules, aliases, template_ids=template_reaction_ids,
                            min_identity=min_identity),
     )
 
 
-def _weak_support(best: dict[str, list[align.Hit]], assigned: dict[str, align.Hit], rules: dict[str, Any],
+def _weak_support(best: dict[str, list[align.Hit]], assigned: AbstractSet[str], rules: dict[str, Any],
                   aliases: ReactionAliasSource, template_ids: set[str],
                   min_identity: float) -> dict[str, dict[str, Any]]:
-    """Template reactions of reference genes that unassigned proteins hit at WEAK_MIN_IDENTITY
-    to min_identity: each with its best such hit."""
+    """Template reactions of reference genes that unassigned proteins (not in `assigned`) hit at
+    WEAK_MIN_IDENTITY to min_identity: each with its best such hit. Outside copies are not
+    gapfilling candidates, so only template reactions are kept."""
     weak_hits: dict[str, align.Hit] = {}  # reference gene -> best weak hit on it
     for query, tops in best.items():
         if query in assigned:
@@ -276,7 +278,7 @@ def _weak_support(best: dict[str, list[align.Hit]], assigned: dict[str, align.Hi
     for target, hit in weak_hits.items():
         for rule in rules[target]:
             for rid in to_modelseed.get(rule.reaction, ()):
-                tid = f"{rid}_c"
+                tid = template_reaction_id(rid)
                 if tid in template_ids and hit.identity > weak.get(tid, {}).get("identity", 0.0):
                     weak[tid] = {"gene": hit.query, "reference": hit.target, "identity": round(hit.identity, 1)}
     return weak
