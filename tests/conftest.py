@@ -61,12 +61,12 @@ def biochem(data_dir: Path, cache_dir: Path) -> BiochemIndex:
 
 
 @pytest.fixture(scope="session")
-def ecoli(data_dir: Path, biochem: BiochemIndex, tmp_path_factory: pytest.TempPathFactory) -> cobra.Model:
+def ecoli(data_dir: Path, biochem: BiochemIndex, cache_dir: Path) -> cobra.Model:
     """The E. coli K-12 draft (GramNegative), built once per run. Tests that change it do so
     inside `with model:`."""
     from models import build_genome
 
-    return build_genome(data_dir, biochem, tmp_path_factory.mktemp("cache"), "ecoli_k12_mg1655.faa", "GramNegative")
+    return build_genome(data_dir, biochem, cache_dir, "ecoli_k12_mg1655.faa", "GramNegative")
 
 
 @pytest.fixture(scope="session")

@@ -297,3 +297,26 @@ def test_near_best_hits_bring_only_boundary_reactions(data_dir: Path, biochem: B
     assert set(near) == pgi | {"rxn00221_e"}
     assert near["rxn00221_e"].best_query == query.id and near["rxn00221_e"].bigg_reactions == {"G1PPpp"}
     assert near["rxn00221_e"].best_target == "other.g2" and 90 < near["rxn00221_e"].best_identity < 100
+
+
+def test_indexed_mmseqs_search_finds_the_same_hits_and_is_built_once(data_dir: Path, tmp_path: Path) -> None:
+    """The indexed target database (kept in the cache) gives exactly easy-search's hits, with
+    easy-search's identity over the whole alignment; a second search reuses it."""
+    proteins = ecoli_subset(data_dir, 40)
+    reference = tmp_path / "reference.faa"
+    # a reference of E. coli proteins with a few residues changed, and unrelated B. subtilis ones
+    others = (data_dir / "genomes" / "bsubtilis_168.faa").read_text().split(">")[1:300]
+    reference.write_text("".join(f">ref.{p.id}\n{p.sequence[:30]}{p.sequence[31:]}\n" for p in proteins[::2])
+                         + "".join(f">{record}" for record in others))
+    mmseqs = align.choose_aligner("mmseqs")
+    queries = {p.id: p.sequence for p in proteins}
+    plain = align._align(queries, reference, mmseqs, 2)
+    index_dir = tmp_path / "index"
+    indexed = align._align(queries, reference, mmseqs, 2, index_dir=index_dir)
+    assert len(plain) >= len(proteins) // 2
+    assert sorted(plain, key=str) == sorted(indexed, key=str)
+    assert any(h.target.startswith("ref.") and 90 < h.identity < 100 for h in indexed)  # identity over the alignment
+    (built,) = index_dir.glob("mmseqs-*/target.idx")
+    stamp = built.stat().st_mtime_ns
+    assert sorted(align._align(queries, reference, mmseqs, 2, index_dir=index_dir), key=str) == sorted(plain, key=str)
+    assert built.stat().st_mtime_ns == stamp and list(index_dir.iterdir()) == [built.parent]

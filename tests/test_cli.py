@@ -11,6 +11,10 @@ def test_data_index_builds_once_then_reuses(data_dir: Path, cache_dir: Path, tmp
     # the session cache already holds the index (built by the biochem fixture users): reuse is instant
     assert main(["data", "index", "--data-dir", str(data_dir), "--cache-dir", str(cache_dir)]) == 0
     assert len(list(cache_dir.glob("biochem-v*.sqlite"))) == 1
+    # and the aligner's index of the homology reference, which builds then use
+    (indexed,) = (cache_dir / "reference").glob("mmseqs-*/target.idx")
+    assert main(["data", "index", "--data-dir", str(data_dir), "--cache-dir", str(cache_dir)]) == 0
+    assert list((cache_dir / "reference").glob("mmseqs-*/target.idx")) == [indexed]
 
 
 def test_data_index_fails_clearly_without_data(tmp_path: Path, capsys: object) -> None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import TextIO
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data import bundle
-from gem_flux_mcp.errors import DataError
+from gem_flux_mcp.errors import DataError, GemFluxError
 
 _REDRAW_INTERVAL_S = 0.1
 
@@ -174,4 +175,21 @@ def index(args: argparse.Namespace) -> int:
         return 1
     print(f"biochemistry index ready: {built.compound_count} compounds, {built.reaction_count} reactions "
           f"({built.path.name}, {time.perf_counter() - started:.1f} s)", file=sys.stderr)
+    return _index_homology_reference(settings.cache_dir)
+
+
+def _index_homology_reference(cache_dir: Path) -> int:
+    """The aligner's index of the BiGG homology reference, which the first build would otherwise make."""
+    from gem_flux_mcp.data.reference import Reference
+    from gem_flux_mcp.modeling.annotate import prepare_reference_index
+
+    started = time.perf_counter()
+    try:
+        indexed = prepare_reference_index(Reference.installed(), cache_dir)
+    except GemFluxError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return 1
+    if indexed is not None:
+        print(f"homology reference index ready: {indexed.parent.name} ({time.perf_counter() - started:.1f} s)",
+              file=sys.stderr)
     return 0

@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     check = data_sub.add_parser("check", help="verify a data folder against the manifest")
     check.add_argument("--data-dir", help="folder to verify (default: $GEMFLUX_DATA_DIR)")
     check.add_argument("--quiet", action="store_true", help="only the exit code")
-    index = data_sub.add_parser("index", help="build the biochemistry index now (else the first serve does)")
+    index = data_sub.add_parser(
+        "index", help="build the biochemistry and homology-reference indexes now (else the first serve and build do)")
     index.add_argument("--data-dir", help="reference data folder (default: $GEMFLUX_DATA_DIR)")
     index.add_argument("--cache-dir", help="index cache folder (default: $GEMFLUX_CACHE_DIR)")
 

@@ -10,6 +10,7 @@ Three combinable sources, each reported per reaction:
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections import defaultdict
@@ -195,7 +196,8 @@ def homology_reactions(
     transporter or an outside enzyme of another model."""
     aligner = aligner or align.choose_aligner()
     started = time.perf_counter()
-    hits = align.search(proteins, reference.filtered_fasta(cache_dir), aligner, threads)
+    hits = align.search(proteins, reference.filtered_fasta(cache_dir), aligner, threads,
+                        index_dir=_index_dir(cache_dir))
     aligned_seconds = time.perf_counter() - started
     rules = reference.rules()
     best = best_hits(hits)
@@ -256,6 +258,21 @@ def homology_reactions(
         weak=_weak_support(best, best_of.keys() | near_queries, rules, aliases, template_ids=template_reaction_ids,
                            min_identity=min_identity),
     )
+
+
+def _index_dir(cache_dir: Path) -> Path:
+    return cache_dir / "reference"
+
+
+def prepare_reference_index(reference: Reference, cache_dir: Path, aligner: align.Aligner | None = None,
+                            threads: int | None = None) -> Path | None:
+    """Build the aligner's index of the reference now (MMseqs2; DIAMOND needs none), so the
+    first build does not spend the ~7 s on it. Returns the indexed database, or None."""
+    aligner = aligner or align.choose_aligner()
+    if aligner.name != "mmseqs":
+        return None
+    return align.indexed_target(reference.filtered_fasta(cache_dir), aligner, _index_dir(cache_dir),
+                                threads or max(1, os.cpu_count() or 1))
 
 
 def _weak_support(best: dict[str, list[align.Hit]], assigned: AbstractSet[str], rules: dict[str, Any],

@@ -11,6 +11,7 @@ COBRApy on the final model (modeling/gapfill.py).
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,10 @@ from gem_flux_mcp.errors import LibraryError, TimeoutError_
 
 INF = highspy.kHighsInf
 BIG_M = 100.0  # flux cap for switched columns in the integer pass (targets are ~0.01-1 /h)
+# HiGHS instances kept per LP, one per objective recently asked: a question asked again with a
+# few bounds changed (a ban loop alternates "most ATP?" and "cheapest way to it?") starts from
+# that objective's own last basis instead of one optimal for another objective
+WARM_INSTANCES = 4
 
 
 @dataclass
@@ -35,6 +40,17 @@ class Column:
     stoichiometry: Mapping[str, float]  # metabolite id -> coefficient
     lower: float
     upper: float
+
+
+@dataclass
+class _Instance:
+    """A HiGHS instance and the bounds, costs and sense it last solved with."""
+
+    highs: Any
+    lower: np.ndarray
+    upper: np.ndarray
+    costs: np.ndarray
+    maximize: bool
 
 
 class SolverDeadline:
@@ -95,8 +111,23 @@ class FluxLP:
         self.matrix = matrix
         self.lower, self.upper = lower, upper
         self.deadline = deadline
-        self._highs = self._new_highs(self.matrix, self.lower, self.upper)
+        self._instances: OrderedDict[tuple[bool, int], _Instance] = OrderedDict()
         self.solves = 0
+
+    def _instance(self, costs: np.ndarray, maximize: bool) -> _Instance:
+        """The HiGHS instance whose last solve had this objective (or a new one, or the least
+        recently used). Only the warm start depends on the choice: each instance remembers what
+        it was last given, and solve() sends it whatever differs."""
+        key = (maximize, hash(costs.tobytes()))
+        instance = self._instances.pop(key, None)
+        if instance is None:
+            if len(self._instances) < WARM_INSTANCES:
+                instance = _Instance(self._new_highs(self.matrix, self.lower, self.upper), self.lower.copy(),
+                                     self.upper.copy(), np.zeros(len(self.ids)), False)
+            else:
+                instance = self._instances.popitem(last=False)[1]
+        self._instances[key] = instance
+        return instance
 
     @staticmethod
     def _new_highs(matrix: sp.csc_matrix, lower: np.ndarray, upper: np.ndarray,
@@ -124,12 +155,19 @@ class FluxLP:
     def solve(self, costs: np.ndarray, lower: np.ndarray, upper: np.ndarray,
               maximize: bool = False) -> np.ndarray | None:
         """Column values at the optimum, or None when infeasible."""
-        highs = self._highs
-        n = len(self.ids)
-        all_cols = np.arange(n, dtype=np.int32)
-        highs.changeColsBounds(n, all_cols, lower, upper)
-        highs.changeColsCost(n, all_cols, costs)
-        highs.changeObjectiveSense(highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize)
+        instance = self._instance(costs, maximize)
+        highs = instance.highs
+        changed = np.flatnonzero((lower != instance.lower) | (upper != instance.upper)).astype(np.int32)
+        if len(changed):
+            highs.changeColsBounds(len(changed), changed, lower[changed], upper[changed])
+            instance.lower, instance.upper = lower.copy(), upper.copy()
+        changed = np.flatnonzero(costs != instance.costs).astype(np.int32)
+        if len(changed):
+            highs.changeColsCost(len(changed), changed, costs[changed])
+            instance.costs = costs.copy()
+        if maximize != instance.maximize:
+            highs.changeObjectiveSense(highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize)
+            instance.maximize = maximize
         return self._run(highs)
 
     def _run(self, highs: Any) -> np.ndarray | None:

@@ -202,6 +202,14 @@ class Network:
         # needs at least one step that runs uphill
         self.uphill = np.array([f.direction * deltag.get(f.reaction.split("_")[0], np.nan) for f in self.fluxes])
         self.atp_column = self.col[(ATP_TEST, 1)]
+        # the columns bounds() sets per medium, found once (a network has 10,000+ columns)
+        self._boundary = [(i, cpd, f.direction == self.uptake_sign[f.reaction], f.kind == "exchange")
+                          for i, f in enumerate(self.fluxes)
+                          if (cpd := self.exchange_compound.get(f.reaction)) is not None]
+        self._sink_uptake = np.array([i for i, f in enumerate(self.fluxes)
+                                      if f.reaction in self.sinks and f.reaction not in self.exchange_compound
+                                      and f.direction == self.uptake_sign[f.reaction]], dtype=int)
+        self._model_columns = [(i, f.reaction) for i, f in enumerate(self.fluxes) if f.kind == "model"]
 
     # -- bounds for a question --------------------------------------------------------------------
 
@@ -211,27 +219,23 @@ class Network:
         FLUX_MAX); uptake only of medium compounds. For an ATP test, sinks take nothing in and
         the ATP hydrolysis test column is open."""
         lower, upper = self.base_lower.copy(), self.base_upper.copy()
-        close_sinks = atp_test
         if atp_test:
             upper[self.atp_column] = FLUX_MAX
+            upper[self._sink_uptake] = lower[self._sink_uptake] = 0.0
         for i in allowed:
             upper[i] = FLUX_MAX
-        for i, flux in enumerate(self.fluxes):
-            cpd = self.exchange_compound.get(flux.reaction)
-            if cpd is not None:
-                uptake = flux.direction == self.uptake_sign[flux.reaction]
-                if cpd in medium:
-                    low, up = medium[cpd]
-                    upper[i] = max(-low, 0.0) if uptake else max(up, 0.0)
-                    lower[i] = max(-up, 0.0) if uptake else max(low, 0.0)
-                elif uptake:
-                    upper[i] = lower[i] = 0.0
-                elif flux.kind == "exchange":
-                    upper[i], lower[i] = FLUX_MAX, 0.0
-            elif close_sinks and flux.reaction in self.sinks and flux.direction == self.uptake_sign[flux.reaction]:
+        for i, cpd, uptake, new_exchange in self._boundary:
+            if cpd in medium:
+                low, up = medium[cpd]
+                upper[i] = max(-low, 0.0) if uptake else max(up, 0.0)
+                lower[i] = max(-up, 0.0) if uptake else max(low, 0.0)
+            elif uptake:
                 upper[i] = lower[i] = 0.0
-            if only_core is not None and flux.kind == "model" and flux.reaction not in only_core:
-                lower[i] = upper[i] = 0.0
+            elif new_exchange:
+                upper[i], lower[i] = FLUX_MAX, 0.0
+        if only_core is not None:
+            outside = [i for i, reaction in self._model_columns if reaction not in only_core]
+            lower[outside] = upper[outside] = 0.0
         return lower, upper
 
 
