@@ -177,3 +177,27 @@ def test_short_queries_and_formulas(biochem: BiochemIndex) -> None:
     formula_hits = biochem.search_compounds("C6H12O6", 20)["results"]
     assert "cpd00027" in [h["id"] for h in formula_hits]
     assert all(h["formula"] == "C6H12O6" for h in formula_hits if h["match_field"] == "formula")
+
+
+def test_external_ids_that_differ_only_in_case_each_get_an_answer(biochem: BiochemIndex,
+                                                                   compound_rows: list[dict[str, str]]) -> None:
+    """BiGG models use both 'ACP' and 'acp' (ModelSEED's aliases have only 'ACP'): asked together,
+    in either order, each is answered (the index is case-folded), by a compound carrying the id
+    in the same case when one does, else in another case. Before, one of the two was dropped,
+    depending on the order of a set."""
+    carriers: dict[str, set[str]] = {}
+    for row in compound_rows:
+        for alias in row["aliases"].split("|"):
+            source, _, values = alias.partition(":")
+            if source.strip() == "BiGG":
+                for value in values.split(";"):
+                    carriers.setdefault(value.strip(), set()).add(row["id"])
+    folded: dict[str, set[str]] = {}
+    for value, ids in carriers.items():
+        folded.setdefault(value.lower(), set()).update(ids)
+    assert "ACP" in carriers and "acp" not in carriers
+    for order in (["ACP", "acp", "glc__D"], ["acp", "glc__D", "ACP"]):
+        found = biochem.compound_ids_for_external("BiGG", order)
+        assert set(found) == set(order)
+        for value in order:
+            assert found[value] in carriers.get(value, folded[value.lower()])

@@ -125,12 +125,15 @@ class BiochemIndex:
         """Map external ids of one source (e.g. BiGG 'glc__D') to ModelSEED compound ids.
 
         Several compounds often carry the same external id (BiGG 'h2o' is on water and on
-        hydroxide); the canonical one is current, has that id as its abbreviation, is a core
-        compound, and has the oldest id.
+        hydroxide); the canonical one carries the id in the same case (BiGG has both 'ACP' and
+        'acp'; the index is case-folded), is current, has that id as its abbreviation, is a core
+        compound, and has the oldest id. Every value given gets its own answer.
         """
-        wanted = {v.lower(): v for v in values}
+        wanted: dict[str, list[str]] = {}
+        for value in values:
+            wanted.setdefault(value.lower(), []).append(value)
         prefix = f"{source}: "
-        best: dict[str, tuple[tuple[int, int, int, str], str]] = {}
+        best: dict[str, tuple[tuple[int, int, int, int, str], str]] = {}
         rows = _rows_in(
             self._connect(),
             "SELECT t.term, t.shown, c.id, c.is_obsolete, lower(c.abbreviation), c.is_core FROM terms t "
@@ -140,10 +143,11 @@ class BiochemIndex:
         for term, shown, cid, obsolete, abbreviation, is_core in rows:
             if not shown.startswith(prefix):
                 continue
-            rank = (obsolete, int(abbreviation != term), -is_core, cid)
-            if term not in best or rank < best[term][0]:
-                best[term] = (rank, cid)
-        return {wanted[term]: cid for term, (_, cid) in best.items()}
+            for value in wanted[term]:
+                rank = (int(shown[len(prefix):] != value), obsolete, int(abbreviation != term), -is_core, cid)
+                if value not in best or rank < best[value][0]:
+                    best[value] = (rank, cid)
+        return {value: cid for value, (_, cid) in best.items()}
 
     def reaction_ids_for_external(self, source: str, values: Iterable[str]) -> dict[str, set[str]]:
         """Map external reaction ids of one source (e.g. BiGG 'PGI') to every ModelSEED reaction
