@@ -63,6 +63,52 @@ def test_flux_lp_agrees_with_cobrapy_on_the_textbook_model() -> None:
     assert lp.maximize(biomass, lp.lower, lp.upper) == pytest.approx(model.slim_optimize(), rel=1e-6)
 
 
+def test_bound_prices_bound_the_rise_of_the_maximum() -> None:
+    """The most biomass is concave in the bounds: re-opening a closed column raises it by at most
+    the column's price times its bound (each checked by solving again); where re-opening helps,
+    the price says so."""
+    model = cobra.io.load_model("textbook")
+    columns = [Column(r.id, {m.id: c for m, c in r.metabolites.items()}, r.lower_bound, r.upper_bound)
+               for r in model.reactions]
+    lp = FluxLP(columns, SolverDeadline(60))
+    biomass = lp.index["Biomass_Ecoli_core"]
+    lower = lp.lower.copy()
+    lower[lp.index["ATPM"]] = 0.0  # feasible with the closed columns below
+    closed = [lp.index[r] for r in ("CS", "ATPS4r", "NADH16")]
+    upper = lp.upper.copy()
+    upper[closed] = 0.0
+    most, prices = lp.maximize_with_bound_prices(biomass, lower, upper)
+    assert prices is not None
+    rises = {}
+    for j in closed:
+        reopened = upper.copy()
+        reopened[j] = lp.upper[j]
+        rises[j] = lp.maximize(biomass, lower, reopened) - most
+        assert rises[j] <= prices[j] * lp.upper[j] + 1e-6
+    assert rises[lp.index["CS"]] > 0.1 and prices[lp.index["CS"]] > 0  # the TCA cycle's entry
+
+
+def test_the_reopen_pass_answers_as_if_it_solved_every_test(ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ATP correction's re-open pass skips the tests whose last solution proves they still
+    pass; solving every test instead re-opens exactly the same directions."""
+    from gem_flux_mcp.modeling.gapfill import atp as atp_stage
+    from gem_flux_mcp.modeling.gapfill import steps
+
+    same: list[bool] = []
+
+    def both(*args: Any) -> set[int]:
+        with_prices = steps.reopen_unneeded(*args)
+        same.append(with_prices == steps.reopen_unneeded(*args, use_prices=False) and len(with_prices) < len(args[4]))
+        return with_prices
+
+    monkeypatch.setattr(atp_stage, "reopen_unneeded", both)
+    run = gf.gapfill_from_data(ecoli, medium_of(data_dir, "glucose_minimal_aerobic"),
+                               gf.GapfillOptions(mode="atp_only"), template_name="GramNegative", data_dir=data_dir,
+                               biochem=biochem)
+    assert same == [True] and run.atp is not None and run.atp.blocked
+
+
 def test_integer_pass_keeps_the_cheapest_route() -> None:
     # A can become B directly (cost 5) or through C (1 + 1); the LP may mix routes, the integer
     # pass must keep exactly the two cheap steps

@@ -192,6 +192,20 @@ class FluxLP:
             return np.array(highs.getSolution().col_value)
         raise LibraryError(ErrorCode.SOLVER_ERROR, f"HiGHS ended with status {highs.modelStatusToString(status)}.")
 
+    def maximize_with_bound_prices(self, column: int, lower: np.ndarray,
+                                   upper: np.ndarray) -> tuple[float, np.ndarray | None]:
+        """Largest flux through one column, and for every column how much that maximum can grow
+        per unit its upper bound is raised (a supergradient: the maximum is a concave function of
+        the bounds, so raising bound j by d_j raises it by at most sum(price_j * d_j)). None when
+        infeasible."""
+        costs = np.zeros(len(self.ids))
+        costs[column] = 1.0
+        values = self.solve(costs, lower, upper, maximize=True)
+        if values is None:
+            return 0.0, None
+        highs = next(reversed(self._instances.values())).highs  # the instance that just solved
+        return float(values[column]), np.maximum(np.array(highs.getSolution().col_dual), 0.0)
+
     def maximize(self, column: int, lower: np.ndarray, upper: np.ndarray) -> float:
         """Largest flux through one column (0.0 if the bounds are infeasible)."""
         costs = np.zeros(len(self.ids))

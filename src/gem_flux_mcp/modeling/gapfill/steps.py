@@ -102,21 +102,44 @@ def ban_until_passing(net: Network, lower: np.ndarray, upper: np.ndarray, suspec
 
 
 def reopen_unneeded(net: Network, tests: list[AtpTest], media: Mapping[str, Medium], added: Iterable[int],
-                    blocked: set[int], order: list[int]) -> set[int]:
+                    blocked: set[int], order: list[int], use_prices: bool = True) -> set[int]:
     """Blocking one direction per cycle, early blocks can become unnecessary once later ones
-    close the same cycles: re-open each (last blocked first) if every test still passes."""
+    close the same cycles: re-open each (last blocked first) if every test still passes.
+
+    A test need not be solved again when its last solution proves it still passes: the most ATP
+    is concave in the bounds, so it can rise by at most each re-opened direction's bound price
+    times its bound (`use_prices=False` solves every test, for checking; the answer is the same)."""
     added = list(added)
-    bounds = [net.bounds(media[t.medium], allowed=added, atp_test=True) for t in tests]
+    checks = [(test, *net.bounds(media[test.medium], allowed=added, atp_test=True)) for test in tests]
     kept = set(blocked)
+    # per test: the most ATP at its last solve, bound prices there, and how much re-opening since
+    # then may have added at most
+    proven: list[tuple[float, np.ndarray | None, float]] = []
+    closed = np.fromiter(kept, dtype=int)
+    for _test, lower, upper in checks:
+        trial = upper.copy()
+        trial[closed] = 0.0
+        proven.append((*net.lp.maximize_with_bound_prices(net.atp_column, lower, trial), 0.0)
+                      if use_prices else (np.inf, None, 0.0))
     for i in reversed(order):
         kept.discard(i)
         closed = np.fromiter(kept, dtype=int)
-        for test, (lower, upper) in zip(tests, bounds, strict=True):
+        updated = list(proven)
+        for n, (test, lower, upper) in enumerate(checks):
+            most, prices, added_at_most = proven[n]
+            rise = added_at_most + (prices[i] * upper[i] if prices is not None else np.inf)
+            if most + rise <= test.threshold:
+                updated[n] = (most, prices, rise)
+                continue
             trial = upper.copy()
             trial[closed] = 0.0
-            if _exceeds(net.lp.maximize(net.atp_column, lower, trial), test.threshold):
+            most, prices = net.lp.maximize_with_bound_prices(net.atp_column, lower, trial)
+            if _exceeds(most, test.threshold):
                 kept.add(i)
                 break
+            updated[n] = (most, prices, 0.0) if use_prices else (np.inf, None, 0.0)
+        else:
+            proven = updated
     return kept
 
 
