@@ -320,3 +320,27 @@ def test_indexed_mmseqs_search_finds_the_same_hits_and_is_built_once(data_dir: P
     stamp = built.stat().st_mtime_ns
     assert sorted(align._align(queries, reference, mmseqs, 2, index_dir=index_dir), key=str) == sorted(plain, key=str)
     assert built.stat().st_mtime_ns == stamp and list(index_dir.iterdir()) == [built.parent]
+
+
+def test_an_index_build_left_by_a_killed_build_is_removed(data_dir: Path, tmp_path: Path) -> None:
+    """A build killed while indexing leaves its private folder (the index itself only ever
+    appears whole, by one rename); the next search removes such folders once they are an hour
+    old, and leaves a younger one (another process may still be writing it)."""
+    import os
+    import time
+
+    proteins = [p for p in ecoli_subset(data_dir, 40) if len(p.sequence) >= 100][:10]
+    reference = tmp_path / "reference.faa"
+    reference.write_text("".join(f">ref.{p.id}\n{p.sequence}\n" for p in proteins))
+    index_dir = tmp_path / "index"
+    abandoned, young = index_dir / "mmseqs-0123456789abcdef.killed", index_dir / "mmseqs-0123456789abcdef.busy"
+    for folder in (abandoned, young):
+        folder.mkdir(parents=True)
+        (folder / "target.idx").write_bytes(b"half an index")
+    hours_ago = time.time() - 2 * align.ABANDONED_AFTER_S
+    os.utime(abandoned, (hours_ago, hours_ago))
+    hits = align._align({p.id: p.sequence for p in proteins}, reference, align.choose_aligner("mmseqs"), 2,
+                        index_dir=index_dir)
+    assert {h.query for h in hits} == {p.id for p in proteins}
+    assert not abandoned.exists() and young.exists()
+    assert len(list(index_dir.glob("mmseqs-*/target.idx"))) == 2  # the real index, and the young folder's

@@ -88,27 +88,6 @@ def test_bound_prices_bound_the_rise_of_the_maximum() -> None:
     assert rises[lp.index["CS"]] > 0.1 and prices[lp.index["CS"]] > 0  # the TCA cycle's entry
 
 
-def test_the_reopen_pass_answers_as_if_it_solved_every_test(ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """The ATP correction's re-open pass skips the tests whose last solution proves they still
-    pass; solving every test instead re-opens exactly the same directions."""
-    from gem_flux_mcp.modeling.gapfill import atp as atp_stage
-    from gem_flux_mcp.modeling.gapfill import steps
-
-    same: list[bool] = []
-
-    def both(*args: Any) -> set[int]:
-        with_prices = steps.reopen_unneeded(*args)
-        same.append(with_prices == steps.reopen_unneeded(*args, use_prices=False) and len(with_prices) < len(args[4]))
-        return with_prices
-
-    monkeypatch.setattr(atp_stage, "reopen_unneeded", both)
-    run = gf.gapfill_from_data(ecoli, medium_of(data_dir, "glucose_minimal_aerobic"),
-                               gf.GapfillOptions(mode="atp_only"), template_name="GramNegative", data_dir=data_dir,
-                               biochem=biochem)
-    assert same == [True] and run.atp is not None and run.atp.blocked
-
-
 def test_integer_pass_keeps_the_cheapest_route() -> None:
     # A can become B directly (cost 5) or through C (1 + 1); the LP may mix routes, the integer
     # pass must keep exactly the two cheap steps
@@ -295,11 +274,25 @@ def test_ecoli_atp_correction_is_reusable(ecoli: cobra.Model, ecoli_run: tuple[g
     assert cobra_growth(again.model, {c: b for c, b in medium.items() if c != "cpd00027"}) < 1e-6
 
 
-def test_modes(ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex) -> None:
+def test_modes(ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gem_flux_mcp.modeling.gapfill import atp as atp_stage
+    from gem_flux_mcp.modeling.gapfill import steps
+
+    # the ATP correction's re-open pass skips the tests whose last solution proves they still
+    # pass: solving every test instead must re-open exactly the same directions
+    same: list[bool] = []
+
+    def both_ways(*args: Any) -> set[int]:
+        with_prices = steps.reopen_unneeded(*args)
+        same.append(with_prices == steps.reopen_unneeded(*args, use_prices=False) and len(with_prices) < len(args[4]))
+        return with_prices
+
+    monkeypatch.setattr(atp_stage, "reopen_unneeded", both_ways)
     medium = medium_of(data_dir, "glucose_minimal_aerobic")
     atp_only = gf.gapfill_from_data(ecoli, medium, gf.GapfillOptions(mode="atp_only"), template_name="GramNegative",
                                     data_dir=data_dir, biochem=biochem)
     assert atp_only.atp is not None and atp_only.genome_scale is None
+    assert same == [True] and atp_only.atp.blocked
     assert cobra_atp_from_nothing(atp_only.model) < 1e-6
     genome_only = gf.gapfill_from_data(ecoli, medium, gf.GapfillOptions(mode="genomescale_only"),
                                        template_name="GramNegative", data_dir=data_dir, biochem=biochem)

@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,6 +124,7 @@ def indexed_target(reference_fasta: Path, aligner: Aligner, index_dir: Path, thr
     name = hashlib.sha256(f"{reference_fasta.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0{aligner.binary}"
                           .encode()).hexdigest()[:16]
     final = index_dir / f"mmseqs-{name}"
+    _remove_abandoned(index_dir)
     if not (final / "target.idx").is_file():
         index_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=f"{final.name}.", dir=index_dir) as tmp:
@@ -138,6 +140,20 @@ def indexed_target(reference_fasta: Path, aligner: Aligner, index_dir: Path, thr
                 if not (final / "target.idx").is_file():
                     raise
     return final / "target"
+
+
+ABANDONED_AFTER_S = 3600.0  # an index build takes seconds; a private folder this old was left by a killed one
+
+
+def _remove_abandoned(index_dir: Path) -> None:
+    """Private build folders (`mmseqs-<key>.<random>`, up to ~1 GB) that a killed build left."""
+    now = time.time()
+    for folder in index_dir.glob("mmseqs-*.*"):
+        try:
+            if folder.is_dir() and now - folder.stat().st_mtime > ABANDONED_AFTER_S:
+                shutil.rmtree(folder, ignore_errors=True)
+        except OSError:  # removed by another process meanwhile
+            continue
 
 
 def _align(queries: dict[str, str], reference_fasta: Path, aligner: Aligner, threads: int | None,
