@@ -116,10 +116,11 @@ def search(
     return list(hits)
 
 
-def indexed_target(reference_fasta: Path, aligner: Aligner, index_dir: Path, threads: int) -> Path:
+def indexed_target(reference_fasta: Path, aligner: Aligner, index_dir: Path, threads: int | None = None) -> Path:
     """The MMseqs2 database of `reference_fasta` with its k-mer index (for `-s 4`), in
     `index_dir`; built on first use into a private folder and moved into place in one rename, so
     concurrent builds (batch workers) never see half an index."""
+    threads = _threads(threads)
     stat = reference_fasta.stat()
     name = hashlib.sha256(f"{reference_fasta.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0{aligner.binary}"
                           .encode()).hexdigest()[:16]
@@ -145,6 +146,11 @@ def indexed_target(reference_fasta: Path, aligner: Aligner, index_dir: Path, thr
 ABANDONED_AFTER_S = 3600.0  # an index build takes seconds; a private folder this old was left by a killed one
 
 
+def _threads(threads: int | None) -> int:
+    """The aligner's thread count: as asked, else one per core."""
+    return threads or max(1, os.cpu_count() or 1)
+
+
 def _remove_abandoned(index_dir: Path) -> None:
     """Private build folders (`mmseqs-<key>.<random>`, up to ~1 GB) that a killed build left."""
     now = time.time()
@@ -158,7 +164,7 @@ def _remove_abandoned(index_dir: Path) -> None:
 
 def _align(queries: dict[str, str], reference_fasta: Path, aligner: Aligner, threads: int | None,
            index_dir: Path | None = None) -> list[Hit]:
-    threads = threads or max(1, os.cpu_count() or 1)
+    threads = _threads(threads)
     ids = list(queries)
     with tempfile.TemporaryDirectory(prefix="gemflux-align-") as tmp:
         work = Path(tmp)

@@ -10,7 +10,6 @@ Three combinable sources, each reported per reaction:
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections import defaultdict
@@ -271,8 +270,7 @@ def prepare_reference_index(reference: Reference, cache_dir: Path, aligner: alig
     aligner = aligner or align.choose_aligner()
     if aligner.name != "mmseqs":
         return None
-    return align.indexed_target(reference.filtered_fasta(cache_dir), aligner, _index_dir(cache_dir),
-                                threads or max(1, os.cpu_count() or 1))
+    return align.indexed_target(reference.filtered_fasta(cache_dir), aligner, _index_dir(cache_dir), threads)
 
 
 def _weak_support(best: dict[str, list[align.Hit]], assigned: AbstractSet[str], rules: dict[str, Any],

@@ -221,9 +221,10 @@ class Network:
         lower, upper = self.base_lower.copy(), self.base_upper.copy()
         if atp_test:
             upper[self.atp_column] = FLUX_MAX
-            upper[self._sink_uptake] = lower[self._sink_uptake] = 0.0
         for i in allowed:
             upper[i] = FLUX_MAX
+        if atp_test:  # after `allowed`: an ATP test never lets a sink take anything in
+            upper[self._sink_uptake] = lower[self._sink_uptake] = 0.0
         for i, cpd, uptake, new_exchange in self._boundary:
             if cpd in medium:
                 low, up = medium[cpd]
