@@ -219,8 +219,7 @@ def correct_atp(model: cobra.Model, core_template: Any, atp_media: Mapping[str, 
         upper[np.fromiter(blocked, dtype=int)] = 0.0
         # with nothing to eat, any reaction may be part of the cycle; otherwise core stays as corrected
         suspects = internal if test.medium == "empty" else noncore
-        newly = ban_until_passing(net, lower, upper, [i for i in suspects if i not in blocked],
-                                  net.atp_column, test.threshold)
+        newly = ban_until_passing(net, lower, upper, suspects, net.atp_column, test.threshold)
         order += [i for i in suspects if i in newly]
         blocked |= newly
     progress("atp_correction", 0.36, "re-opening blocked directions that later blocks made unnecessary")

@@ -92,8 +92,10 @@ def ban_until_passing(net: Network, lower: np.ndarray, upper: np.ndarray, suspec
         most = net.lp.maximize(target_column, lower, upper)
         if not _exceeds(most, threshold):
             break
-        offender = find_offender(net, lower, upper, [i for i in suspects if i not in banned], target_column,
-                                 threshold, most)
+        # banned columns are closed (upper 0, and no column runs below 0), so they carry no flux;
+        # leaving them among the suspects keeps the cost LP's objective the same every round,
+        # and HiGHS starts each round from the last one's basis (fluxlp.FluxLP._instance)
+        offender = find_offender(net, lower, upper, suspects, target_column, threshold, most)
         if offender is None:
             break
         banned.add(offender)
