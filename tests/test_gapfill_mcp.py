@@ -9,7 +9,9 @@ import os
 from pathlib import Path
 
 import anyio
+import cobra
 import pytest
+from cobra.io import save_json_model
 
 from mcp_client import call, call_while_probing, in_process_client, stdio_client
 
@@ -121,16 +123,17 @@ async def test_gapfill_input_errors(server_env: dict[str, str], data_dir: Path, 
         assert [m["model_id"] for m in listed["models"]] == ["tiny.draft"]  # nothing stored by failures
 
 
-async def test_cancelling_a_gapfill_stops_the_worker(server_env: dict[str, str], data_dir: Path,
+async def test_cancelling_a_gapfill_stops_the_worker(ecoli: cobra.Model, server_env: dict[str, str],
                                                      tmp_path: Path) -> None:
+    """The session's E. coli draft (the library's build; the test above builds over MCP) is imported
+    and its gapfill cancelled."""
     from test_build_model_mcp import processes_with, wait_until_no_workers
 
     marker = f"GEMFLUX_TEST_MARKER={tmp_path.name}"
-    env = {**server_env, "GEMFLUX_TEST_MARKER": tmp_path.name,
-           "GEMFLUX_ALLOWED_ROOTS": f"{tmp_path}{os.pathsep}{data_dir}"}
+    env = {**server_env, "GEMFLUX_TEST_MARKER": tmp_path.name}
+    save_json_model(ecoli, str(tmp_path / "ecoli.json"))
     async with stdio_client(env, "legacy") as client:
-        fasta = str(data_dir / "genomes" / "ecoli_k12_mg1655.faa")
-        await call(client, "build_model", {"fasta_file_path": fasta, "model_name": "ecoli"})
+        await call(client, "import_model", {"file_path": str(tmp_path / "ecoli.json"), "model_name": "ecoli"})
         solving = anyio.Event()
 
         async def on_progress(value: float, total: float | None, message: str | None) -> None:
