@@ -47,7 +47,7 @@ def ecoli_m9(ecoli_run: Any, data_dir: Path) -> Iterator[cobra.Model]:
 
 @pytest.fixture(scope="module")
 def ecoli_reference(ecoli_m9: cobra.Model) -> pd.DataFrame:
-    return flux_variability_analysis(ecoli_m9, fraction_of_optimum=0.9, processes=1)
+    return flux_variability_analysis(ecoli_m9, fraction_of_optimum=0.9, processes=2)
 
 
 @pytest.mark.slow
