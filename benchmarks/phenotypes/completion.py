@@ -65,11 +65,13 @@ def any_hit_evidence(organism: str, excluded: tuple[str, ...], template: Any, bi
 
 
 def completions(model_path: Path, organism: str, template_name: str, biochem: BiochemIndex,
-                data_dir: Path) -> list[dict[str, Any]]:
-    """Per well the model does not grow in: the additions that make it grow (None: none exist)."""
+                data_dir: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Per well the model does not grow in, the additions that make it grow (None: none exist);
+    and the model's own Biolog scores per plate."""
     model = score.load_model(model_path)
     info = score.organism_info(organism)
-    calls = [c for c in score.score_biolog(model, "modelseed", organism)["calls"] if not c["predicted"]]
+    scored = score.score_biolog(model, "modelseed", organism)
+    calls = [c for c in scored["calls"] if not c["predicted"]]
     base = {name: (lower, 1000.0) for name, lower in score.load_medium(info.biolog_medium, "modelseed").items()}
     # the model's ATP tests, computed once (the model is gapfilled: stage 1 changes nothing more)
     atp = gapfill.gapfill_from_data(model, base, gapfill.GapfillOptions(mode="atp_only"),
@@ -94,7 +96,7 @@ def completions(model_path: Path, organism: str, template_name: str, biochem: Bi
             except GemFluxError:  # no set of template reactions reaches growth in this well
                 additions = None
         found.append({**call, "additions": additions})
-    return found
+    return found, scored["plates"]
 
 
 def weakest(additions: list[tuple[str, int]] | None, evidence: dict[str, float]) -> float | None:
@@ -155,8 +157,7 @@ def main(argv: list[str] | None = None) -> None:
                 case = list(setup.cases)[CASES[slug]]
                 path = args.models_dir / f"{organism}_{slug}.json"
                 evidence = any_hit_evidence(organism, setup.cases[case], template, biochem, cache)
-                wells = completions(path, organism, setup.template, biochem, data_dir)
-                plates = score.score_biolog(score.load_model(path), "modelseed", organism)["plates"]
+                wells, plates = completions(path, organism, setup.template, biochem, data_dir)
                 report(f"{organism}, {case}", wells, plates, evidence, names)
 
 

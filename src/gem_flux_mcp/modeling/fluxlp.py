@@ -155,6 +155,11 @@ class FluxLP:
     def solve(self, costs: np.ndarray, lower: np.ndarray, upper: np.ndarray,
               maximize: bool = False) -> np.ndarray | None:
         """Column values at the optimum, or None when infeasible."""
+        solution = self._solve(costs, lower, upper, maximize)
+        return None if solution is None else np.array(solution.col_value)
+
+    def _solve(self, costs: np.ndarray, lower: np.ndarray, upper: np.ndarray, maximize: bool) -> Any:
+        """HiGHS's solution (values and duals) at the optimum, or None when infeasible."""
         instance = self._instance(costs, maximize)
         highs = instance.highs
         changed = np.flatnonzero((lower != instance.lower) | (upper != instance.upper)).astype(np.int32)
@@ -170,13 +175,13 @@ class FluxLP:
             instance.maximize = maximize
         return self._run(highs)
 
-    def _run(self, highs: Any) -> np.ndarray | None:
+    def _run(self, highs: Any) -> Any:
         highs.setOptionValue("time_limit", self.deadline.remaining())
         highs.run()
         self.solves += 1
         status = highs.getModelStatus()
         if status == highspy.HighsModelStatus.kOptimal:
-            return np.array(highs.getSolution().col_value)
+            return highs.getSolution()
         if status in (highspy.HighsModelStatus.kInfeasible, highspy.HighsModelStatus.kUnboundedOrInfeasible):
             return None
         if status == highspy.HighsModelStatus.kTimeLimit:
@@ -189,7 +194,7 @@ class FluxLP:
         highs.clearSolver()
         highs.run()
         if highs.getModelStatus() == highspy.HighsModelStatus.kOptimal:
-            return np.array(highs.getSolution().col_value)
+            return highs.getSolution()
         raise LibraryError(ErrorCode.SOLVER_ERROR, f"HiGHS ended with status {highs.modelStatusToString(status)}.")
 
     def maximize_with_bound_prices(self, column: int, lower: np.ndarray,
@@ -198,20 +203,20 @@ class FluxLP:
         per unit its upper bound is raised (a supergradient: the maximum is a concave function of
         the bounds, so raising bound j by d_j raises it by at most sum(price_j * d_j)). None when
         infeasible."""
-        costs = np.zeros(len(self.ids))
-        costs[column] = 1.0
-        values = self.solve(costs, lower, upper, maximize=True)
-        if values is None:
+        solution = self._solve(self._unit_costs(column), lower, upper, maximize=True)
+        if solution is None:
             return 0.0, None
-        highs = next(reversed(self._instances.values())).highs  # the instance that just solved
-        return float(values[column]), np.maximum(np.array(highs.getSolution().col_dual), 0.0)
+        return float(solution.col_value[column]), np.maximum(np.array(solution.col_dual), 0.0)
 
     def maximize(self, column: int, lower: np.ndarray, upper: np.ndarray) -> float:
         """Largest flux through one column (0.0 if the bounds are infeasible)."""
+        solution = self._solve(self._unit_costs(column), lower, upper, maximize=True)
+        return 0.0 if solution is None else float(solution.col_value[column])
+
+    def _unit_costs(self, column: int) -> np.ndarray:
         costs = np.zeros(len(self.ids))
         costs[column] = 1.0
-        values = self.solve(costs, lower, upper, maximize=True)
-        return 0.0 if values is None else float(values[column])
+        return costs
 
     def cheapest_subset(self, candidates: Sequence[int], costs: Mapping[int, float], lower: np.ndarray,
                         upper: np.ndarray, time_limit_s: float) -> list[int] | None:

@@ -77,6 +77,12 @@ def with_open(upper: np.ndarray, columns: Iterable[int]) -> np.ndarray:
     return upper
 
 
+def _with_closed(upper: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    upper = upper.copy()
+    upper[columns] = 0.0
+    return upper
+
+
 def _exceeds(value: float, threshold: float) -> bool:
     """Above a test's threshold by more than the solver's tolerance."""
     return value > threshold * (1 + 1e-6) + 1e-9
@@ -119,9 +125,7 @@ def reopen_unneeded(net: Network, tests: list[AtpTest], media: Mapping[str, Medi
     proven: list[tuple[float, np.ndarray | None, float]] = []
     closed = np.fromiter(kept, dtype=int)
     for _test, lower, upper in checks:
-        trial = upper.copy()
-        trial[closed] = 0.0
-        proven.append((*net.lp.maximize_with_bound_prices(net.atp_column, lower, trial), 0.0)
+        proven.append((*net.lp.maximize_with_bound_prices(net.atp_column, lower, _with_closed(upper, closed)), 0.0)
                       if use_prices else (np.inf, None, 0.0))
     for i in reversed(order):
         kept.discard(i)
@@ -133,9 +137,7 @@ def reopen_unneeded(net: Network, tests: list[AtpTest], media: Mapping[str, Medi
             if most + rise <= test.threshold:
                 updated[n] = (most, prices, rise)
                 continue
-            trial = upper.copy()
-            trial[closed] = 0.0
-            most, prices = net.lp.maximize_with_bound_prices(net.atp_column, lower, trial)
+            most, prices = net.lp.maximize_with_bound_prices(net.atp_column, lower, _with_closed(upper, closed))
             if _exceeds(most, test.threshold):
                 kept.add(i)
                 break
