@@ -4,6 +4,7 @@ cobra.flux_analysis.flux_variability_analysis."""
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -188,3 +189,36 @@ async def test_diagnose_model_explains_why_a_draft_does_not_grow(ecoli: Any, eco
         assert any(p["kind"] == "diagnosis" for p in recorded["predictions"])
         await call(client, "diagnose_model", {"model_id": "gf.draft", "biomass": "nope"}, error="INVALID_OBJECTIVE")
         await call(client, "diagnose_model", {"model_id": "gf.draft", "media_id": "nope"}, error="MEDIA_NOT_FOUND")
+
+
+@pytest.mark.anyio
+async def test_predict_fermentation_products_equals_cobrapy_pfba(server_env: dict[str, str], tmp_path: Path) -> None:
+    from cobra.flux_analysis import pfba
+
+    save_json_model(textbook(), str(tmp_path / "textbook.json"))
+    reference = textbook()
+    reference.reactions.EX_o2_e.lower_bound = 0.0
+    medium = {cpd: (-dict(textbook().medium)[ex], 1000.0) for ex, cpd in TEXTBOOK_MEDIUM.items() if cpd != "cpd00007"}
+    solution = pfba(reference)
+    growth = solution.fluxes["Biomass_Ecoli_core"]
+    async with in_process_client(server_env) as client:
+        await call(client, "import_model", {"file_path": "textbook.json", "model_name": "tb"})
+        built = await call(client, "build_media", {"compounds": list(medium),
+                                                   "custom_bounds": {c: list(b) for c, b in medium.items()}})
+        answer = await call(client, "predict_fermentation_products", {
+            "model_id": "tb.draft", "media_id": built["media_id"], "objective": "Biomass_Ecoli_core",
+            "observed": ["acetic acid", "formate", "ethanol", "succinate"]})
+        assert answer["summary"]["growth"] == pytest.approx(growth, rel=1e-6)
+        assert answer["summary"]["scored_products_made"] == ["acetate", "ethanol", "formate"]
+        products = {p["compound_id"]: p for p in answer["products"]}
+        for rid, cpd in (("EX_ac_e", "cpd00029"), ("EX_for_e", "cpd00047"), ("EX_etoh_e", "cpd00363")):
+            assert products[cpd]["flux"] == pytest.approx(solution.fluxes[rid], rel=1e-4)
+            assert products[cpd]["per_growth"] >= 0.25 and products[cpd]["pathway"]
+        assert products["cpd00029"]["name"] == "Acetate"  # the database's name, not the model's
+        assert answer["comparison"]["metrics"]["tp"] == 3 and answer["comparison"]["metrics"]["fn"] == 1
+        await call(client, "predict_fermentation_products", {"model_id": "tb.draft", "media_id": built["media_id"],
+                                                             "min_ratio": 0}, error="INVALID_THRESHOLD")
+        await call(client, "predict_fermentation_products", {"model_id": "tb.draft", "media_id": built["media_id"],
+                                                             "observed": ["vinegar"]}, error="INVALID_ARGUMENTS")
+        record = await call(client, "get_model", {"model_id": "tb.draft", "include_predictions": True})
+        assert "fermentation_products" in json.dumps(record)

@@ -120,3 +120,32 @@ def test_diagnose_command_names_what_a_broken_model_cannot_make(files: dict[str,
     healthy = gem_flux("diagnose", str(files["model"]), "--medium", str(files["medium"]), "--biomass",
                        "Biomass_Ecoli_core", env=server_env)
     assert healthy.returncode == 0 and "cannot make" not in healthy.stdout
+
+
+def test_fermentation_command_equals_cobrapy_pfba(files: dict[str, Path], server_env: dict[str, str],
+                                                  tmp_path: Path) -> None:
+    from cobra.flux_analysis import pfba
+
+    medium = json.loads(files["medium"].read_text())
+    del medium["compounds"]["cpd00007"]  # no O2: the core model ferments
+    (tmp_path / "anaerobic.json").write_text(json.dumps(medium))
+    proc = gem_flux("fermentation", str(files["model"]), "--medium", str(tmp_path / "anaerobic.json"),
+                    "--objective", "Biomass_Ecoli_core", "--observed", "acetate,formate,ethanol,lactate",
+                    "--out", str(tmp_path / "products.tsv"), "--json", env=server_env)
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    reference = textbook()
+    reference.reactions.EX_o2_e.lower_bound = 0.0
+    solution = pfba(reference)
+    growth = solution.fluxes["Biomass_Ecoli_core"]
+    expected = {rid: v for rid, v in solution.fluxes.items() if rid.startswith("EX_") and v >= 0.25 * growth}
+    assert answer["growth"] == pytest.approx(growth, rel=1e-6)
+    assert {"EX_ac_e", "EX_for_e", "EX_etoh_e"} <= set(expected)
+    assert [k for k, v in answer["predicted"].items() if v] == ["acetate", "formate", "ethanol"]
+    rows = {r["compound_id"]: float(r["flux"]) for r in table(tmp_path / "products.tsv")}
+    for rid, cpd in (("EX_ac_e", "cpd00029"), ("EX_for_e", "cpd00047"), ("EX_etoh_e", "cpd00363")):
+        assert rows[cpd] == pytest.approx(expected[rid], rel=1e-4)
+    assert answer["comparison"]["metrics"]["tp"] == 3 and answer["comparison"]["metrics"]["fn"] == 1
+    refused = gem_flux("fermentation", str(files["model"]), "--medium", str(tmp_path / "anaerobic.json"),
+                       "--objective", "Biomass_Ecoli_core", "--min-ratio", "0", env=server_env)
+    assert refused.returncode != 0 and "INVALID_THRESHOLD" in refused.stdout + refused.stderr

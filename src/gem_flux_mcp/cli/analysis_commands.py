@@ -1,4 +1,4 @@
-"""`gem-flux essentiality|phenotypes|fva|compare|diagnose`: the analysis tools on model files,
+"""`gem-flux essentiality|phenotypes|fermentation|fva|compare|diagnose`: the analysis tools on model files,
 without a server. Each prints a short summary (or the whole result as JSON with --json) and
 writes the full table as TSV with --out."""
 
@@ -55,6 +55,16 @@ def add_parsers(sub: Any) -> None:
     phen.add_argument("--out", help="write the array as TSV here")
     common(phen)
 
+    ferm = sub.add_parser("fermentation", help="fermentation products of a model file: what it secretes at "
+                                               "optimal growth (minimal-total-flux solution)")
+    ferm.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
+    ferm.add_argument("--min-ratio", type=float, default=0.25, help="a product's secretion is at least this times "
+                                                                    "the growth rate (default 0.25)")
+    ferm.add_argument("--observed", help="comma-separated products seen in vivo (e.g. acetate,lactate,H2): adds "
+                                         "TP/FP/TN/FN and MCC over the nine scored products")
+    ferm.add_argument("--out", help="write every secreted compound as TSV here")
+    common(ferm)
+
     fva = sub.add_parser("fva", help="flux variability analysis of a model file")
     fva.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
     fva.add_argument("--fraction", type=float, default=0.9, help="fraction of the optimum to hold (default 0.9)")
@@ -80,8 +90,8 @@ def add_parsers(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     commands: dict[str, Callable[[argparse.Namespace, Settings], dict[str, Any]]] = {
-        "essentiality": _essentiality, "phenotypes": _phenotypes, "fva": _fva, "compare": _compare,
-        "diagnose": _diagnose,
+        "essentiality": _essentiality, "phenotypes": _phenotypes, "fermentation": _fermentation, "fva": _fva,
+        "compare": _compare, "diagnose": _diagnose,
     }
     try:
         settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
@@ -241,6 +251,38 @@ def _phenotypes(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     comparison = _compared(lines, grows, compounds, {k.lower(): v for k, v in (observed or {}).items()}, "growth")
     lines += _write(args.out, COLUMNS, rows)
     return {"lines": lines, "rows": rows, "comparison": comparison, "base_growth": array.base_growth}
+
+
+def _fermentation(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    from gem_flux_mcp.modeling.fermentation import check_min_ratio, check_observed, fermentation_products
+    from gem_flux_mcp.services.fermentation import COLUMNS
+
+    ratio = check_min_ratio(args.min_ratio)
+    observed = check_observed([p.strip() for p in args.observed.split(",") if p.strip()] if args.observed else None)
+    model = _load(args.model)
+    biochem = _biochem(settings)
+    name, medium = _medium(args.medium, settings)
+    _, exchanges, _ = _on_medium(model, args, settings, biochem)
+    found = fermentation_products(model, exchanges, medium, min_ratio=ratio)
+    names = biochem.compound_names([p.compound_id for p in found.products + found.minor])
+    rows = [{"compound_id": p.compound_id, "name": names.get(p.compound_id, (p.name, ""))[0], "flux": p.flux,
+             "per_growth": p.per_growth, "fva_min": p.fva_min, "fva_max": p.fva_max, "in_medium": p.in_medium,
+             "scored_as": p.scored_as, "pathway": [s.reaction_id for s in p.pathway]}
+            for p in found.products + found.minor]
+    made = [k for k, v in found.predicted.items() if v]
+    lines = [f"{model.id} on {name}: growth {found.growth:.4g} /h; {len(found.products)} compounds secreted at >= "
+             f"{ratio:g} x growth; fermentation products: {', '.join(made) or 'none'}"]
+    lines += [f"  {r['name']} ({r['compound_id']}): {r['flux']:.4g} mmol/gDW/h, {r['per_growth']:g} x growth"
+              f"{' (also in the medium)' if r['in_medium'] else ''}" for r in rows[:len(found.products)][:15]]
+    if found.reversed_atp_transport:
+        lines.append("warning: ATP-driven transporters run backwards: "
+                     + ", ".join(rid for rid, _ in found.reversed_atp_transport))
+    predicted = set(made) | {p.compound_id for p in found.products}
+    comparison = _compared(lines, sorted(predicted), list(dict.fromkeys([*found.predicted, *(observed or {})])),
+                           observed, "product")
+    lines += _write(args.out, COLUMNS, rows)
+    return {"lines": lines, "growth": found.growth, "predicted": found.predicted, "products": rows,
+            "reversed_atp_transport": found.reversed_atp_transport, "comparison": comparison}
 
 
 def _fva(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """`gem-flux` command line: serve, dashboard, data fetch/check/index, the workflow (build,
-gapfill, fba, reconstruct) and the analyses (essentiality, phenotypes, fva, compare, diagnose)
+gapfill, fba, reconstruct) and the analyses (essentiality, phenotypes, fermentation, fva, compare, diagnose)
 on model files."""
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gem_flux_mcp.cli.batch_command import run as run_batch
 
         return run_batch(args)
-    if args.command in {"essentiality", "phenotypes", "fva", "compare", "diagnose"}:
+    if args.command in {"essentiality", "phenotypes", "fermentation", "fva", "compare", "diagnose"}:
         from gem_flux_mcp.cli.analysis_commands import run
 
         return run(args)

@@ -33,6 +33,7 @@ from .annotate import (
 )
 from .bigg_match import Aliases, StoichiometricAliases, bound_carrier_pairs, inside_id
 from .biomass_needs import drop_dispensable_cofactors, require_essential_lps
+from .energy import orient_atp_driven_transport
 from .inputs import Protein, product_from_description
 from .rast import annotate_with_rast
 from .translation import charge_protein_synthesis
@@ -163,6 +164,7 @@ def build_draft(
 
     MSBuilder.add_exchanges_to_model(model)  # for extracellular metabolites the homology step added
     _add_atpm(model)
+    oriented = orient_atp_driven_transport(model)  # ABC transporters and P-type ATPases hydrolyse ATP only
     gene_sources: dict[str, set[str]] = {}
     for (gene, _), items in role_sources.items():
         gene_sources.setdefault(gene, set()).update(item["source"] for item in items)
@@ -186,6 +188,7 @@ def build_draft(
         "proteins_with_matched_roles": len(gene_roles),
         "reactions_by_source": _count_by_source(sources),
         "gene_associated_reactions": sum(1 for r in model.reactions if r.genes),
+        "atp_driven_transporters_made_one_way": len(oriented),
     }
     if homology is not None:
         annotation["homology"] = {

@@ -146,6 +146,7 @@ def describe(run: GapfillRun, details: ReactionDetails, target: float) -> dict[s
             "new_reactions": len(genome.added) if genome else 0,
             "reversed_reactions": len(genome.reversed) if genome else 0,
             "exchanges_added": len(genome.exchanges) if genome else 0,
+            "transporters_added_both_ways": len(genome.both_ways) if genome else 0,
             "rejected_for_energy_or_carbon": [f"{r}{'>' if d > 0 else '<'}: {why}" for r, d, why in genome.banned][:10]
             if genome else [],
             "integer_pass": genome.integer_pass if genome else False,
@@ -153,7 +154,8 @@ def describe(run: GapfillRun, details: ReactionDetails, target: float) -> dict[s
         },
         "medium_uptake": {
             "performed": uptake is not None,
-            "transporters_added": len(uptake.added) if uptake else 0,
+            "transporters_added": len({r for r, _ in uptake.added}) if uptake else 0,
+            "transporters_added_both_ways": len(uptake.both_ways) if uptake else 0,
             "compounds_now_taken_up": uptake.compounds[:MAX_LISTED] if uptake else [],
             "compounds_without_template_transporter": uptake.without_transporter[:MAX_LISTED] if uptake else [],
             "rejected_for_energy_or_carbon": [f"{r}{'>' if d > 0 else '<'}: {why}"
@@ -181,6 +183,11 @@ def _warnings(run: GapfillRun) -> list[str]:
     if not quality["atp_with_all_uptakes_closed"]["passed"]:
         notes.append("The model makes ATP with every uptake closed (an energy-generating cycle)"
                      + (": run gapfill_mode='full' so ATP correction removes it." if run.atp is None else "."))
+    if not quality.get("no_atp_driven_transport_backwards", {"passed": True})["passed"]:
+        notes.append("An ATP-driven transporter can run backwards and make ATP.")
+    if run.atp_transport_oriented:
+        notes.append(f"{len(run.atp_transport_oriented)} ATP-driven transporters could run backwards (making ATP); "
+                     "they now only hydrolyse ATP.")
     if not quality["growth_without_carbon"]["passed"]:
         notes.append("The model grows without a carbon source: check mass-imbalanced reactions.")
     if not quality["growth_on_medium"]["passed"]:

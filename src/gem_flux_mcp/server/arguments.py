@@ -21,6 +21,7 @@ from gem_flux_mcp.data.biochem import check_search_limit
 from gem_flux_mcp.data.templates import check_build_template
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ValidationError
+from gem_flux_mcp.modeling.fermentation import check_min_ratio
 from gem_flux_mcp.modeling.inputs import check_gene_calling
 from gem_flux_mcp.modeling.media import check_compounds_list, check_default_uptake
 from gem_flux_mcp.modeling.variability import check_fraction
@@ -67,6 +68,7 @@ ARGUMENT_CHECKS: dict[tuple[str, str], Callable[[Any], object]] = {
     ("predict_growth_phenotypes", "growth_threshold"): phenotypes.check_growth_threshold,
     ("predict_growth_phenotypes", "uptake_rate"): phenotypes.check_uptake_rate,
     ("predict_growth_phenotypes", "panel"): phenotypes.check_panel,
+    ("predict_fermentation_products", "min_ratio"): check_min_ratio,
     ("run_fva", "fraction_of_optimum"): check_fraction,
 }
 

@@ -302,3 +302,28 @@ class DiagnoseJob:
                 release_model(run.model)
         release_model(model)
         return DiagnosisOutcome(plain, fix, time.perf_counter() - started)
+
+
+@dataclass(frozen=True)
+class FermentationOutcome:
+    result: dict[str, Any]  # modeling.fermentation.FermentationResult as plain data
+    seconds: float
+
+
+@dataclass(frozen=True)
+class FermentationJob(StoredModelOnMedium):
+    kind: ClassVar[str] = "fermentation"
+    objective: str
+    min_ratio: float
+
+    def run(self, settings: Settings, progress: Progress) -> FermentationOutcome:
+        import dataclasses
+
+        from gem_flux_mcp.modeling.fermentation import fermentation_products
+
+        def analysis(model: Any, exchanges: list[Any]) -> dict[str, Any]:
+            progress("fermentation", 0.2, "optimal growth, minimal-total-flux solution, flux ranges of the products")
+            return dataclasses.asdict(fermentation_products(model, exchanges, self.medium, min_ratio=self.min_ratio))
+
+        result, seconds = self.analyse(settings, progress, self.objective, analysis)
+        return FermentationOutcome(result, seconds)

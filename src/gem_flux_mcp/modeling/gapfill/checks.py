@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.modeling import media as media_ops
+from gem_flux_mcp.modeling.energy import atp_making_directions_open
 from gem_flux_mcp.modeling.gapfill.network import (
     ATP_HYDROLYSIS,
     ATP_TEST,
@@ -99,15 +100,20 @@ def quality_checks(model: cobra.Model, media: Medium | NamedMedia, no_carbon: Me
     without_carbon = {name: growth_on(model, carbonless[name], objective) for name in named}
     worst, most = min(growth.values()), max(without_carbon.values())
     atp = atp_with_nothing(model)
+    reversible_atp = sorted(atp_making_directions_open(model))
     removed = sorted({c for name, medium in named.items() for c in set(medium) - set(carbonless[name])})
     checks: dict[str, Any] = {
         "growth_on_medium": {"value": round(worst, 6), "target": target, "passed": worst >= target * (1 - 1e-6)},
         "growth_without_carbon": {"value": round(most, 6), "passed": most <= EMPTY_THRESHOLD,
                                   "removed_compounds": removed},
         "atp_with_all_uptakes_closed": {"value": round(atp, 6), "passed": atp <= EMPTY_THRESHOLD},
+        # an ABC transporter or P-type ATPase that may run backwards makes ATP from a real substrate
+        "no_atp_driven_transport_backwards": {"value": len(reversible_atp), "reactions": reversible_atp[:10],
+                                              "passed": not reversible_atp},
         # informational (not in all_passed): does the model respire?
         "atp_per_glucose": atp_per_glucose(model),
-        "all_passed": worst >= target * (1 - 1e-6) and most <= EMPTY_THRESHOLD and atp <= EMPTY_THRESHOLD,
+        "all_passed": worst >= target * (1 - 1e-6) and most <= EMPTY_THRESHOLD and atp <= EMPTY_THRESHOLD
+        and not reversible_atp,
     }
     if len(named) > 1:
         checks["growth_on_medium"]["by_medium"] = {name: round(v, 6) for name, v in growth.items()}

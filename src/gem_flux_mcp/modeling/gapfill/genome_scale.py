@@ -5,7 +5,7 @@ no-carbon test."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,6 +14,7 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
 from gem_flux_mcp.modeling.gapfill.changes import apply_changes
+from gem_flux_mcp.modeling.gapfill.directions import open_both_ways
 from gem_flux_mcp.modeling.gapfill.joint import search_on
 from gem_flux_mcp.modeling.gapfill.network import (
     EMPTY_THRESHOLD,
@@ -42,6 +43,8 @@ class GenomeScaleResult:
     cost: float
     integer_pass: bool
     lp_solves: int
+    # transporters added in both directions (the second one not needed for growth; directions.py)
+    both_ways: list[str] = field(default_factory=list)
 
 
 def gapfill_genome_scale(model: cobra.Model, template: Any, media: Sequence[Medium], objective: str, target: float,
@@ -88,12 +91,16 @@ def gapfill_genome_scale(model: cobra.Model, template: Any, media: Sequence[Medi
         progress("genomescale", 0.80, "integer pass: the cheapest subset of the LP answer")
         solution = solve(True) or solution
     chosen = search.to_network(solution.columns)
+    other_ways, refused = open_both_ways(net, chosen, pending_tests, atp_media, carbon_free, target_column, cache)
+    banned_why += [(net.fluxes[i].reaction, net.fluxes[i].direction, why) for i, why in refused]
+    chosen = [*chosen, *other_ways]
     added = [(net.fluxes[i].reaction, net.fluxes[i].direction) for i in chosen if net.fluxes[i].kind == "template"]
     reversed_ = [(net.fluxes[i].reaction, net.fluxes[i].direction) for i in chosen if net.fluxes[i].kind == "reverse"]
     exchanges = apply_changes(model, template, added + reversed_, source="template_gapfill",
                               weak=discounts)
     return GenomeScaleResult(added, reversed_, exchanges, banned_why, solution.cost, solution.integer_pass,
-                             net.lp.solves + (search.lp.solves if search.lp is not net.lp else 0))
+                             net.lp.solves + (search.lp.solves if search.lp is not net.lp else 0),
+                             sorted(net.fluxes[i].reaction for i in other_ways))
 
 
 def break_tests(net: Network, chosen: list[int], tests: list[AtpTest], atp_media: Mapping[str, Medium],

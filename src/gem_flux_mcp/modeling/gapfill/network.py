@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gem_flux_mcp.modeling.energy import atp_hydrolysis_sign, moves_solute
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
 
 if TYPE_CHECKING:
@@ -120,7 +121,11 @@ class Flux:
 
 
 class Network:
-    """The model's reactions and the template reactions it could gain, one column per direction."""
+    """The model's reactions and the template reactions it could gain, one column per direction.
+
+    An ATP-driven transporter is never offered in the direction that would make ATP (energy.py);
+    `transport` holds the reactions that move something between compartments, for which the
+    database's reversibility decides whether gapfilling adds both directions (directions.py)."""
 
     def __init__(self, model: cobra.Model, template: Any, deadline: SolverDeadline, *,
                  excluded: AbstractSet[str] = frozenset(), discounts: Mapping[str, float] | None = None,
@@ -138,6 +143,8 @@ class Network:
                                   {m: sign * c for m, c in stoichiometry.items()}, lower, upper))
 
         self.model_reactions: set[str] = set()
+        self.reversibility = reversibility
+        self.transport: set[str] = set()
         self.exchange_compound: dict[str, str] = {}  # reaction id -> cpd id (uptake = reverse column)
         self.sinks: set[str] = set()
         self.uptake_sign: dict[str, int] = {}  # boundary reaction -> direction that takes mass in
@@ -157,13 +164,14 @@ class Network:
             lower, upper = reaction.lower_bound, reaction.upper_bound
             template_reaction = find_template_reaction(template, reaction.id)
             gapfill_dir = getattr(template_reaction, "GapfillDirection", "=") if template_reaction else ""
+            offered = _offered_directions(gapfill_dir, stoich, reversibility.get(reaction.id.split("_")[0], "?"))
+            self._note_transport(reaction.id, stoich)
             for sign in (1, -1):
                 top = upper if sign > 0 else -lower
                 bottom = lower if sign > 0 else -upper
                 if top > 0:
                     add(Flux(reaction.id, sign, "model"), stoich, max(bottom, 0.0), top)
-                elif template_reaction is not None and reaction.id not in excluded and \
-                        gapfill_dir in ("=", ">" if sign > 0 else "<"):
+                elif template_reaction is not None and reaction.id not in excluded and sign in offered:
                     cost = _direction_cost(template_reaction, sign) * discounts.get(reaction.id, 1.0)
                     add(Flux(reaction.id, sign, "reverse", cost), stoich, 0.0, 0.0)
         new_extracellular: set[str] = set()
@@ -174,10 +182,11 @@ class Network:
             stoich = {f"{m.id}0": c for m, c in template_reaction.metabolites.items()}
             if not stoich:
                 continue
-            for sign in (1, -1):
-                if template_reaction.GapfillDirection in ("=", ">" if sign > 0 else "<"):
-                    cost = _direction_cost(template_reaction, sign) * discounts.get(rid, 1.0)
-                    add(Flux(rid, sign, "template", cost), stoich, 0.0, 0.0)
+            self._note_transport(rid, stoich)
+            for sign in _offered_directions(template_reaction.GapfillDirection, stoich,
+                                            reversibility.get(template_reaction.id.split("_")[0], "?")):
+                cost = _direction_cost(template_reaction, sign) * discounts.get(rid, 1.0)
+                add(Flux(rid, sign, "template", cost), stoich, 0.0, 0.0)
             new_extracellular.update(m for m in stoich if re.match(r"^cpd\d{5}_e0$", m))
         model_mets = {m.id for m in model.metabolites}
         for met in sorted(new_extracellular - model_mets):
@@ -210,6 +219,14 @@ class Network:
                                       if f.reaction in self.sinks and f.reaction not in self.exchange_compound
                                       and f.direction == self.uptake_sign[f.reaction]], dtype=int)
         self._model_columns = [(i, f.reaction) for i, f in enumerate(self.fluxes) if f.kind == "model"]
+
+    def _note_transport(self, reaction_id: str, stoichiometry: Mapping[str, float]) -> None:
+        if moves_solute(stoichiometry):
+            self.transport.add(reaction_id)
+
+    def reversible_in_database(self, reaction_id: str) -> bool:
+        """ModelSEED's reversibility estimate allows both directions ('=', or '?' unknown)."""
+        return self.reversibility.get(reaction_id.split("_")[0], "?") in ("=", "?")
 
     # -- bounds for a question --------------------------------------------------------------------
 
@@ -248,6 +265,18 @@ def find_template_reaction(template: Any, reaction_id: str) -> Any:
         return template.reactions.get_by_id(f"{match.group(1)}_{match.group(2)}")
     except KeyError:
         return None
+
+
+def _offered_directions(gapfill_direction: str, stoichiometry: Mapping[str, float],
+                        database: str = "?") -> tuple[int, ...]:
+    """The directions gapfilling may add: those the template allows, less the direction
+    ModelSEED's thermodynamic estimate rules out (`database` '>' or '<': e.g. nitric oxide
+    dioxygenase run backwards would make O2 from nitrate) and the ATP-making direction of an
+    ATP-driven transporter."""
+    allowed = {"=": (1, -1), ">": (1,), "<": (-1,)}.get(gapfill_direction, ())
+    possible = {">": (1,), "<": (-1,)}.get(database, (1, -1))
+    hydrolysing = atp_hydrolysis_sign(stoichiometry)
+    return tuple(s for s in allowed if s in possible and (hydrolysing is None or s == hydrolysing))
 
 
 def _direction_cost(template_reaction: Any, sign: int) -> float:

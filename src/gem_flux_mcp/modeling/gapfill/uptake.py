@@ -4,22 +4,26 @@ Gapfilling adds only what growth needs, so on a rich medium a draft keeps making
 acid and vitamin it could import: LB's phenylalanine, tyrosine, folate, thiamin, nicotinate or
 pyridoxal have no exchange, and their biosynthesis genes look essential although the organism
 takes them up from the medium. For each compound of the gapfill media that the model has no
-exchange for, the cheapest template reaction carrying it from e0 into c0 is added (weakly
-genome-supported transporters are cheaper, so they come first), unless it breaks an ATP test
-or lets the model grow without carbon. Measured on the phenotype benchmark (B. subtilis on LB:
+exchange for but can make itself, the cheapest template reaction carrying it from e0 into c0 is
+added (weakly genome-supported transporters are cheaper, so they come first), in both directions
+where the chemistry allows (directions.py), unless it breaks an ATP test or lets the model grow
+without carbon. Compounds the model cannot make are left alone: a transporter without genome
+evidence would only turn them into new electron acceptors or carbon sources (FT medium's trace
+arsenate became an electron sink for E. coli). Measured on the phenotype benchmark (B. subtilis on LB:
 essentiality MCC 0.419 → 0.504, benchmarks/README.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
 from gem_flux_mcp.modeling.gapfill.changes import apply_changes
+from gem_flux_mcp.modeling.gapfill.directions import open_both_ways
 from gem_flux_mcp.modeling.gapfill.genome_scale import break_tests
 from gem_flux_mcp.modeling.gapfill.network import AtpTest, Medium, Network, ReactionFacts
 
@@ -27,6 +31,7 @@ if TYPE_CHECKING:
     import cobra
 
 MAX_ROUNDS = 10
+TRACE = 1e-3  # flux a compound must reach to count as made
 
 
 @dataclass
@@ -36,6 +41,7 @@ class UptakeResult:
     exchanges: list[str]  # exchanges added for the new extracellular metabolites
     without_transporter: list[str]  # medium compounds the template has no transporter for
     rejected: list[tuple[str, int, str]]  # (reaction, direction, which test it broke)
+    both_ways: list[str] = field(default_factory=list)  # transporters also opened for export (directions.py)
 
 
 def complete_uptake(model: cobra.Model, template: Any, media: Sequence[Medium], objective: str,
@@ -49,6 +55,10 @@ def complete_uptake(model: cobra.Model, template: Any, media: Sequence[Medium], 
                   reversibility=facts.reversibility, deltag=facts.deltag)
     taken_up = {cpd for rid, cpd in net.exchange_compound.items() if rid in net.model_reactions}
     missing = [c for c in wanted if c not in taken_up]
+    # only what the model would otherwise make itself: a compound it cannot make (e.g. the arsenate
+    # of a trace-element mix) would only become a new electron acceptor or carbon source without
+    # genome evidence
+    missing = [c for c in missing if c in made_by_model(model, media, missing)]
     if not missing:
         return UptakeResult([], [], [], [], [])
     chosen = _cheapest_transporters(net, set(missing))
@@ -67,9 +77,43 @@ def complete_uptake(model: cobra.Model, template: Any, media: Sequence[Medium], 
             chosen = {cpd: c for cpd, c in chosen.items() if c != column}
     else:
         chosen = {}
-    added = sorted({(net.fluxes[c].reaction, net.fluxes[c].direction) for c in chosen.values()})
+    other_ways, refused = open_both_ways(net, list(chosen.values()), pending, atp_media, carbon_free, target_column,
+                                         cache)
+    rejected += [(net.fluxes[i].reaction, net.fluxes[i].direction, why) for i, why in refused]
+    added = sorted({(net.fluxes[c].reaction, net.fluxes[c].direction) for c in [*chosen.values(), *other_ways]})
     exchanges = apply_changes(model, template, added, source="medium_uptake", weak=discounts)
-    return UptakeResult(added, sorted(chosen), exchanges, without, rejected)
+    return UptakeResult(added, sorted(chosen), exchanges, without, rejected,
+                        sorted(net.fluxes[i].reaction for i in other_ways))
+
+
+def made_by_model(model: cobra.Model, media: Sequence[Medium], compounds: Sequence[str]) -> set[str]:
+    """The compounds whose cytosolic form the model can make on at least one of the media (COBRApy,
+    one LP per medium: a demand reaction per compound, each capped at a trace, their sum maximised;
+    a compound is made when its demand carries flux)."""
+    import cobra
+
+    from gem_flux_mcp.modeling import media as media_ops
+
+    made: set[str] = set()
+    exchanges = media_ops.resolve_exchanges(model)
+    present = [c for c in compounds if f"{c}_c0" in model.metabolites]
+    for medium in media:
+        wanted = [c for c in present if c not in made]
+        if not wanted:
+            break
+        with model:
+            media_ops.apply_medium(model, medium, exchanges)
+            demands = {}
+            for cpd in wanted:
+                demand = cobra.Reaction(f"gemflux_make_{cpd}", lower_bound=0.0, upper_bound=TRACE)
+                demand.add_metabolites({model.metabolites.get_by_id(f"{cpd}_c0"): -1.0})
+                demands[cpd] = demand
+            model.add_reactions(list(demands.values()))
+            model.objective = {d: 1.0 for d in demands.values()}
+            if model.slim_optimize(error_value=float("nan")) > 0:
+                values = model.solver.primal_values
+                made |= {cpd for cpd, d in demands.items() if values[d.id] - values[d.reverse_id] > 1e-4 * TRACE}
+    return made
 
 
 def _cheapest_transporters(net: Network, compounds: set[str]) -> dict[str, int]:

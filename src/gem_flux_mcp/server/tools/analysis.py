@@ -1,5 +1,5 @@
 """Analysis tools: the questions a model is built for, one call each (predict_gene_essentiality,
-predict_growth_phenotypes, run_fva, compare_models, diagnose_model)."""
+predict_growth_phenotypes, predict_fermentation_products, run_fva, compare_models, diagnose_model)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from gem_flux_mcp.server.dependencies import Caller, current_caller, current_workspace
 from gem_flux_mcp.server.tools.common import CREATES, READ_ONLY, MediaId, ModelId, OutputPath, output_target, tool
 from gem_flux_mcp.server.worker import mcp_progress
-from gem_flux_mcp.services import compare, diagnose, essentiality, phenotypes, results, variability
+from gem_flux_mcp.services import compare, diagnose, essentiality, fermentation, phenotypes, results, variability
 from gem_flux_mcp.services.workspace import Workspace
 
 ANALYSIS_TIMEOUT_S = 1800.0
@@ -100,6 +100,34 @@ def register(mcp: FastMCP) -> None:
                                                      objective, uptake_rate),
             lambda ws, job, outcome: phenotypes.store_phenotypes(ws, job, outcome, observed, growth_threshold,
                                                                  offset, path))
+
+    @tool(mcp, "predict_fermentation_products", results.FermentationResult,
+          {"title": "Predict fermentation products", **CREATES})
+    async def predict_fermentation_products(
+        ctx: Context,
+        model_id: ModelId,
+        media_id: Annotated[MediaId, Field(description="The medium (e.g. an anaerobic rich medium)")],
+        observed: Annotated[list[str] | dict[str, bool] | None, Field(
+            description="Known products: a list of those secreted in vivo (the other scored products count as not "
+                        "secreted) or {product: true/false}; names (acetate, formate, ethanol, butyrate, propionate, "
+                        "lactate, succinate, acetone, H2) or compound ids. Adds TP/FP/TN/FN, accuracy, MCC")] = None,
+        min_ratio: Annotated[float, Field(gt=0, le=1000, description="A compound is a product when its secretion "
+                                                                    "is at least this times the growth rate")] = 0.25,
+        objective: Annotated[str, Field(description="Reaction whose optimum is growth (default 'bio1')")] = "bio1",
+        offset: Annotated[int, Field(ge=0, description="First product to return (paging)")] = 0,
+        output_path: OutputPath = None,
+        caller: Caller = Depends(current_caller),
+    ) -> results.FermentationResult:
+        """What the organism secretes at optimal growth on a medium (the gapseq paper's protocol):
+        the minimal-total-flux solution at the growth optimum, a compound counting as a product
+        when its secretion is at least min_ratio x the growth rate; each with its flux, flux per
+        growth, flux range at the optimum (FVA), the pathway that makes it, and whether the
+        medium offers it too. Runs in a worker process; recorded with the model."""
+        path = output_target(caller.files, output_path)
+        return await run_analysis(
+            ctx, caller,
+            lambda ws: fermentation.prepare_fermentation(ws, model_id, media_id, objective, min_ratio, observed),
+            lambda ws, job, outcome: fermentation.store_fermentation(ws, job, outcome, observed, offset, path))
 
     @tool(mcp, "compare_models", results.CompareModelsResult, {"title": "Compare two models", **READ_ONLY})
     def compare_models(

@@ -151,7 +151,9 @@ class GapfillModelResult(Result):
         description="Transporters added for medium compounds the model could not take up (e.g. LB's amino acids "
                     "and vitamins), so it uses them instead of making them; source 'medium_uptake'")
     quality_checks: dict[str, Any] = Field(
-        description="growth_on_medium >= target, growth_without_carbon = 0, atp_with_all_uptakes_closed = 0; "
+        description="growth_on_medium >= target, growth_without_carbon = 0, atp_with_all_uptakes_closed = 0, "
+                    "no_atp_driven_transport_backwards (no ABC transporter or P-type ATPase may run in the "
+                    "direction that makes ATP); "
                     "for information, atp_per_glucose (aerobic / anaerobic; a respiring model makes ~20-30 "
                     "aerobically, 2-3 without O2)")
     interpretation: dict[str, Any]

@@ -1,0 +1,105 @@
+"""Energy-coupled transport: ATP-driven transporters (ABC transporters, P-type ATPases) and the
+direction in which they hydrolyse ATP.
+
+An ATP-driven transporter moves a solute across the membrane and hydrolyses ATP (to ADP + Pi,
+or AMP + PPi) in the same reaction. Run backwards it exports the solute and *makes* ATP, which no
+such transporter does in a cell: an optimal solution that exports a nutrient this way has energy
+from a transporter, not from metabolism. ATP synthases are not counted: the only thing they move
+across is H+ (or Na+), and making ATP from that gradient is their job.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import cobra
+
+ATP, ADP, AMP = "cpd00002", "cpd00008", "cpd00018"
+# what crosses with the solute without being it: water, and the ions ATP synthases translocate
+NOT_A_SOLUTE = frozenset({"cpd00001", "cpd00067", "cpd00971"})
+_MET_ID = re.compile(r"^(cpd\d{5})_([a-z])\d*$")
+ACTIVE = 1e-7
+
+
+def atp_hydrolysis_sign(stoichiometry: Mapping[str, float]) -> int | None:
+    """For a reaction written as {metabolite id (cpd#####_c0 / _e0): coefficient}: +1 when its
+    forward direction hydrolyses ATP while moving a solute across the membrane, -1 when the
+    reverse does, None when it is not an ATP-driven transporter."""
+    by_compound: dict[str, dict[str, float]] = {}
+    for met, coefficient in stoichiometry.items():
+        match = _MET_ID.match(met)
+        if not match:
+            return None
+        by_compound.setdefault(match.group(1), {})[match.group(2)] = coefficient
+    compartments = {c for places in by_compound.values() for c in places}
+    if len(compartments) < 2:
+        return None
+    atp = by_compound.get(ATP, {})
+    spent = [c for c in atp.values() if c]
+    made = [c for cpd in (ADP, AMP) for c in by_compound.get(cpd, {}).values() if c]
+    if len(spent) != 1 or not made or spent[0] * made[0] > 0:
+        return None
+    # a solute: anything but water, H+, Na+ and the nucleotides that is found outside the cytosol
+    if not any(set(places) - {"c"} for cpd, places in by_compound.items()
+               if cpd not in NOT_A_SOLUTE and cpd not in (ATP, ADP, AMP)):
+        return None
+    return 1 if spent[0] < 0 else -1
+
+
+def moves_solute(stoichiometry: Mapping[str, float]) -> bool:
+    """Something besides H+ and Na+ found outside the cytosol ({cpd#####_c0: coefficient}): a
+    transporter, not a redox pump that only translocates protons."""
+    for met in stoichiometry:
+        match = _MET_ID.match(met)
+        if match and match.group(2) != "c" and match.group(1) not in ("cpd00067", "cpd00971"):
+            return True
+    return False
+
+
+def atp_driven_transporters(model: cobra.Model) -> dict[str, int]:
+    """Reaction id -> the sign of its ATP-hydrolysing direction, for every ATP-driven transporter."""
+    found = {}
+    for reaction in model.reactions:
+        if reaction.boundary:
+            continue
+        sign = atp_hydrolysis_sign({m.id: c for m, c in reaction.metabolites.items()})
+        if sign is not None:
+            found[reaction.id] = sign
+    return found
+
+
+def atp_making_directions_open(model: cobra.Model) -> dict[str, int]:
+    """ATP-driven transporters whose bounds let them run in the direction that makes ATP
+    (id -> sign of the ATP-hydrolysing direction)."""
+    opened = {}
+    for rid, sign in sorted(atp_driven_transporters(model).items()):
+        reaction = model.reactions.get_by_id(rid)
+        if (reaction.lower_bound < 0) if sign > 0 else (reaction.upper_bound > 0):
+            opened[rid] = sign
+    return opened
+
+
+def orient_atp_driven_transport(model: cobra.Model) -> list[str]:
+    """Close the ATP-making direction of every ATP-driven transporter (in place); returns the ids
+    changed. A transporter left with no direction at all is kept, closed, for the record."""
+    changed = []
+    for rid, sign in atp_making_directions_open(model).items():
+        reaction = model.reactions.get_by_id(rid)
+        if sign > 0:
+            reaction.lower_bound = 0.0
+        else:
+            reaction.upper_bound = 0.0
+        reaction.notes["gemflux_direction"] = "ATP-driven transport: hydrolyses ATP only"
+        changed.append(rid)
+    return changed
+
+
+def reversed_atp_transport(model: cobra.Model, fluxes: Mapping[str, float]) -> list[tuple[str, float]]:
+    """ATP-driven transporters carrying flux in their ATP-making direction in a flux solution
+    (reaction id, flux), largest first."""
+    found = [(rid, float(fluxes[rid])) for rid, sign in atp_driven_transporters(model).items()
+             if rid in fluxes and float(fluxes[rid]) * sign < -ACTIVE]
+    return sorted(found, key=lambda item: -abs(item[1]))

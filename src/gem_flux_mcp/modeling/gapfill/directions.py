@@ -1,0 +1,77 @@
+"""Both directions for the transporters gapfilling adds, where the chemistry allows them.
+
+Gapfilling finds the directions growth needs; a transporter is added for one of them. But a
+proton symport, a uniport or an antiport runs either way in the cell (the database calls it
+reversible), and the other way is often what the organism does with it: FT medium offers
+acetate, so the acetate-proton symport is added to take it up, and a fermenting cell then cannot
+secrete the acetate it makes. So each template transporter added in one direction gets the
+other as well when ModelSEED's reversibility allows it ('=' or unknown), unless that direction
+breaks an ATP test or lets the model grow without carbon (two transporters of one compound with
+different proton stoichiometries, both reversible, would pump protons for nothing). ATP-driven
+transporters never get their ATP-making direction: the Network does not offer it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from gem_flux_mcp.modeling.gapfill.network import EMPTY_THRESHOLD, AtpTest, Medium, Network
+from gem_flux_mcp.modeling.gapfill.steps import ban_until_passing, with_open
+
+
+def other_directions(net: Network, chosen: Sequence[int]) -> list[int]:
+    """Template transporter columns opposite to chosen ones, where the database says reversible."""
+    picked = {(net.fluxes[i].reaction, net.fluxes[i].direction) for i in chosen}
+    found = []
+    for i in chosen:
+        flux = net.fluxes[i]
+        if flux.kind != "template" or flux.reaction not in net.transport:
+            continue
+        opposite = net.col.get((flux.reaction, -flux.direction))
+        if opposite is not None and (flux.reaction, -flux.direction) not in picked \
+                and net.reversible_in_database(flux.reaction):
+            found.append(opposite)
+    return sorted(set(found))
+
+
+def open_both_ways(net: Network, chosen: Sequence[int], tests: Sequence[AtpTest], atp_media: Mapping[str, Medium],
+                   carbon_free: Sequence[Medium], target_column: int,
+                   cache: dict[str, tuple[np.ndarray, np.ndarray]]) -> tuple[list[int], list[tuple[int, str]]]:
+    """The opposite directions of `chosen` transporters that pass every test with `chosen` open,
+    and those refused (column, which test it broke)."""
+    extra = other_directions(net, chosen)
+    refused: list[tuple[int, str]] = []
+    if not extra:
+        return [], refused
+    for test in tests:
+        if test.medium not in cache:
+            cache[test.medium] = net.bounds(atp_media[test.medium], atp_test=True)
+        lower, upper = cache[test.medium]
+        banned = ban_until_passing(net, lower, with_open(upper, [*chosen, *extra]), extra, net.atp_column,
+                                   test.threshold, max_rounds=len(extra))
+        extra, refused = _drop(net, lower, with_open(upper, [*chosen, *extra]), extra, banned, net.atp_column,
+                               test.threshold, f"ATP test {test.medium}", refused)
+    for without_carbon in carbon_free:
+        lower, upper = net.bounds(without_carbon, allowed=[*chosen, *extra])
+        banned = ban_until_passing(net, lower, upper, extra, target_column, EMPTY_THRESHOLD, max_rounds=len(extra))
+        extra, refused = _drop(net, lower, upper, extra, banned, target_column, EMPTY_THRESHOLD,
+                               "growth without carbon", refused)
+    return extra, refused
+
+
+def _drop(net: Network, lower: np.ndarray, upper: np.ndarray, extra: list[int], banned: set[int], column: int,
+          threshold: float, why: str, refused: list[tuple[int, str]]) -> tuple[list[int], list[tuple[int, str]]]:
+    """`extra` less the banned columns; all of it when the test still fails without them (the
+    ban loop found no single offender)."""
+    kept = [i for i in extra if i not in banned]
+    closed = upper.copy()
+    closed[banned_columns(banned)] = 0.0
+    if kept and net.lp.maximize(column, lower, closed) > threshold * (1 + 1e-6) + 1e-9:
+        banned, kept = banned | set(kept), []
+    return kept, refused + [(i, why) for i in sorted(banned)]
+
+
+def banned_columns(banned: set[int]) -> np.ndarray:
+    return np.fromiter(sorted(banned), dtype=int)

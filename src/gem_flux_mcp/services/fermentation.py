@@ -1,0 +1,103 @@
+"""Fermentation products of a stored model on a medium: the request checked and turned into a
+FermentationJob, the answer (products with flux, flux per growth, flux range and pathway) named
+from the database, paged, compared with observed products and recorded with the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gem_flux_mcp.modeling import fba
+from gem_flux_mcp.modeling.fermentation import MIN_RATIO, SCORED_PRODUCTS, check_min_ratio, check_observed
+from gem_flux_mcp.services import results
+from gem_flux_mcp.services.confusion import compare
+from gem_flux_mcp.services.jobs import FermentationJob, FermentationOutcome
+from gem_flux_mcp.services.tables import write_tsv
+from gem_flux_mcp.services.workspace import Workspace, model_key
+
+PAGE = 25
+MINOR = 20
+COLUMNS = ("compound_id", "name", "flux", "per_growth", "fva_min", "fva_max", "in_medium", "scored_as", "pathway")
+
+
+def prepare_fermentation(ws: Workspace, model_id: object, media_id: object, objective: object = "bio1",
+                         min_ratio: object = MIN_RATIO, observed: object = None) -> FermentationJob:
+    """Validate the request before any work; no state changes."""
+    key = model_key(model_id)
+    ratio = check_min_ratio(min_ratio)
+    check_observed(observed)
+    medium_id, medium = ws.medium(media_id)
+    with ws.store.checkout(ws.workspace_id, key) as model:
+        goal = fba.check_objective(model, objective, key)
+    return FermentationJob(model_id=key, media_id=medium_id,
+                           model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
+                           medium=dict(medium), objective=goal, min_ratio=ratio)
+
+
+def store_fermentation(ws: Workspace, job: FermentationJob, outcome: FermentationOutcome, observed: object = None,
+                       offset: int = 0, output_path: Path | None = None) -> results.FermentationResult:
+    found = outcome.result
+    calls = check_observed(observed)
+    products = [_product(ws, p) for p in found["products"]]
+    minor = [_product(ws, p) for p in found["minor"]]
+    _name(ws, products + minor)
+    made = sorted(name for name, yes in found["predicted"].items() if yes)
+    organic = [p for p in products if not p["in_medium"]]
+    summary = {
+        "growth": found["growth"], "min_ratio": found["min_ratio"], "products": len(products),
+        "products_not_in_medium": len(organic), "scored_products_made": made,
+        "reversed_atp_transport": [rid for rid, _ in found["reversed_atp_transport"]],
+    }
+    comparison = None
+    if calls is not None:
+        predicted = set(made) | {p["compound_id"] for p in products}
+        tested = list(dict.fromkeys([*SCORED_PRODUCTS, *calls]))
+        comparison = compare(predicted, tested, calls, "product")
+    ws.store.add_result(ws.workspace_id, job.model_id, "fermentation_products", job.media_id, {
+        **summary, "secreted": [{"compound_id": p["compound_id"], "name": p["name"], "flux": p["flux"],
+                                 "per_growth": p["per_growth"]} for p in products[:100]],
+        **({"comparison": comparison["metrics"]} if comparison else {})})
+    written = write_tsv(output_path, COLUMNS, [{**p, "pathway": [s["reaction_id"] for s in p["pathway"]]}
+                                               for p in products + minor]) if output_path is not None else None
+    return results.FermentationResult.model_validate({
+        "success": True, "model_id": job.model_id, "media_id": job.media_id, "objective": job.objective,
+        "summary": summary, "predicted": found["predicted"], "products": products[offset:offset + PAGE],
+        "offset": offset, "next_offset": offset + PAGE if offset + PAGE < len(products) else None,
+        "minor": minor[:MINOR], "minor_total": len(minor),
+        **({"comparison": comparison} if comparison else {}), **({"output_file": written} if written else {}),
+        "interpretation": _interpretation(found, products), "seconds": round(outcome.seconds, 3),
+    })
+
+
+def _product(ws: Workspace, raw: dict[str, Any]) -> dict[str, Any]:
+    return {"compound_id": raw["compound_id"], "name": raw["name"], "flux": raw["flux"],
+            "per_growth": raw["per_growth"], "fva_min": raw["fva_min"], "fva_max": raw["fva_max"],
+            "in_medium": raw["in_medium"], "scored_as": raw["scored_as"],
+            "pathway": [{"reaction_id": s["reaction_id"], "name": s["name"], "flux": s["flux"],
+                         "gene_rule": s["gene_rule"][:200], "source": s["source"]} for s in raw["pathway"]]}
+
+
+def _name(ws: Workspace, products: list[dict[str, Any]]) -> None:
+    """Database names for compounds and reactions (model names carry compartment suffixes)."""
+    compounds = ws.biochem.compound_names([p["compound_id"] for p in products])
+    reactions = ws.biochem.reaction_names({s["reaction_id"].rsplit("_", 1)[0] for p in products
+                                           for s in p["pathway"]})
+    for p in products:
+        if p["compound_id"] in compounds:
+            p["name"] = compounds[p["compound_id"]][0]
+        for step in p["pathway"]:
+            step["name"] = reactions.get(step["reaction_id"].rsplit("_", 1)[0]) or step["name"]
+
+
+def _interpretation(found: dict[str, Any], products: list[dict[str, Any]]) -> str:
+    if found["growth"] <= 0:
+        return "The model does not grow on this medium, so it makes nothing: gapfill it on the medium first."
+    made = [p["name"] for p in products if not p["in_medium"]] + \
+           [f"{p['name']} (also in the medium)" for p in products if p["in_medium"]]
+    listed = ", ".join(made[:12]) or "none"
+    text = (f"At optimal growth ({found['growth']:.3f} /h) the minimal-total-flux solution secretes "
+            f"{len(products)} compounds at >= {found['min_ratio']:g} x the growth rate: {listed}.")
+    if found["reversed_atp_transport"]:
+        text += (" Warning: an ATP-driven transporter runs backwards (making ATP) in this solution; gapfill the "
+                 "model again to orient it.")
+    return text

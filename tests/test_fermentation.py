@@ -1,0 +1,216 @@
+"""What an organism secretes, and energy-coupled transport that cannot run backwards.
+
+Fast tests on hand-written reactions and a toy template; then the real E. coli draft gapfilled on
+the fermentation medium FT and a Z. mobilis build, checked with COBRApy directly (pFBA, FVA,
+reaction bounds) against the known products: E. coli makes acetate, formate and ethanol
+anaerobically; Z. mobilis makes ethanol.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cobra
+import pytest
+from cobra.flux_analysis import flux_variability_analysis, pfba
+
+from gem_flux_mcp.data.biochem import BiochemIndex
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.modeling import gapfill as gf
+from gem_flux_mcp.modeling import media as media_ops
+from gem_flux_mcp.modeling.energy import atp_driven_transporters, atp_hydrolysis_sign, orient_atp_driven_transport
+from gem_flux_mcp.modeling.fermentation import check_min_ratio, check_observed, fermentation_products
+from gem_flux_mcp.modeling.fluxlp import SolverDeadline
+from gem_flux_mcp.modeling.gapfill.network import Network
+from gem_flux_mcp.modeling.inputs import read_proteins_file
+from gem_flux_mcp.modeling.reconstruct import reconstruct
+from models import apply_exchange_medium
+
+# ModelSEED reactions as the database writes them (c0 inside, e0 outside)
+ALANINE_ABC = {"cpd00001_c0": -1, "cpd00002_c0": -1, "cpd00035_e0": -1, "cpd00008_c0": 1, "cpd00009_c0": 1,
+               "cpd00035_c0": 1, "cpd00067_c0": 1}  # rxn10170
+ATP_SYNTHASE = {"cpd00008_c0": -1, "cpd00009_c0": -1, "cpd00067_e0": -4, "cpd00001_c0": 1, "cpd00002_c0": 1,
+                "cpd00067_c0": 3}  # rxn08173
+ACETATE_SYMPORT = {"cpd00029_e0": -1, "cpd00067_e0": -1, "cpd00029_c0": 1, "cpd00067_c0": 1}  # rxn05488
+ACETATE, FORMATE, ETHANOL = "cpd00029", "cpd00047", "cpd00363"
+
+
+def test_atp_driven_transporters_are_told_from_atp_synthase_and_symports() -> None:
+    assert atp_hydrolysis_sign(ALANINE_ABC) == 1
+    assert atp_hydrolysis_sign({m: -c for m, c in ALANINE_ABC.items()}) == -1  # written the other way round
+    assert atp_hydrolysis_sign(ATP_SYNTHASE) is None  # moves only protons: making ATP is its job
+    assert atp_hydrolysis_sign(ACETATE_SYMPORT) is None
+    assert atp_hydrolysis_sign({"cpd00002_c0": -1, "cpd00001_c0": -1, "cpd00008_c0": 1, "cpd00009_c0": 1}) is None
+
+
+def test_an_abc_transporter_never_runs_backwards() -> None:
+    model = cobra.Model("abc")
+    mets = {m: cobra.Metabolite(m, compartment=m.rsplit("_", 1)[1]) for m in ALANINE_ABC}
+    abc = cobra.Reaction("rxn10170_c0", lower_bound=-1000, upper_bound=1000)
+    abc.add_metabolites({mets[m]: c for m, c in ALANINE_ABC.items()})
+    model.add_reactions([abc])
+    assert atp_driven_transporters(model) == {"rxn10170_c0": 1}
+    assert orient_atp_driven_transport(model) == ["rxn10170_c0"]
+    assert model.reactions.rxn10170_c0.bounds == (0.0, 1000.0)
+    assert orient_atp_driven_transport(model) == []  # nothing left to change
+
+
+def toy_template(abc_cost: float) -> Any:
+    """Alanine (S) taken up by a reversible proton symport (cost 2) or an ABC transporter
+    (`abc_cost`), both offered by the template in both directions; S makes the biomass precursor."""
+    from modelseedpy.core.mstemplate import MSTemplateBuilder
+
+    def reaction(rid: str, stoichiometry: dict[str, int], cost: float) -> dict[str, Any]:
+        return {"id": f"{rid}_c", "name": rid, "GapfillDirection": "=", "base_cost": cost, "direction": "=",
+                "forward_penalty": 0, "reverse_penalty": 0, "lower_bound": -1000, "upper_bound": 1000,
+                "maxforflux": 1000, "maxrevflux": 1000, "reaction_ref": f"kbase/default/reactions/id/{rid}",
+                "templateReactionReagents": [{"coefficient": c, "templatecompcompound_ref": f"~/compcompounds/id/{m}"}
+                                             for m, c in stoichiometry.items()],
+                "templatecompartment_ref": "~/compartments/id/c", "templatecomplex_refs": [], "type": "gapfilling"}
+
+    def compcompound(met: str) -> str:
+        return met[:-1]  # cpd00035_c0 -> cpd00035_c
+
+    compounds = ("cpd00001", "cpd00002", "cpd00008", "cpd00009", "cpd00035", "cpd00067")
+    return MSTemplateBuilder.from_dict({
+        "__VERSION__": 1, "biochemistry_ref": "", "biomasses": [], "complexes": [], "roles": [], "pathways": [],
+        "subsystems": [], "domain": "Bacteria", "id": "toy", "name": "toy", "type": "GenomeScale",
+        "compartments": [{"id": "c", "name": "Cytosol", "hierarchy": 3, "pH": 7, "aliases": []},
+                         {"id": "e", "name": "Extracellular", "hierarchy": 0, "pH": 7, "aliases": []}],
+        "compounds": [{"id": c, "name": c, "abbreviation": c, "formula": "C3H7NO2", "defaultCharge": 0, "mass": 89,
+                       "aliases": [], "isCofactor": 0, "deltaG": 0, "deltaGErr": 0} for c in compounds],
+        "compcompounds": [{"id": f"{c}_{k}", "charge": 0, "maxuptake": 0,
+                           "templatecompartment_ref": f"~/compartments/id/{k}",
+                           "templatecompound_ref": f"~/compounds/id/{c}"} for c in compounds for k in ("c", "e")],
+        "reactions": [reaction("rxn10170", {compcompound(m): c for m, c in ALANINE_ABC.items()}, abc_cost),
+                      reaction("rxn05179", {"cpd00035_e": -1, "cpd00067_e": -1, "cpd00035_c": 1, "cpd00067_c": 1},
+                               2.0)],
+    }).build()
+
+
+def toy_model() -> cobra.Model:
+    """Biomass from alanine and a proton; exchanges for alanine and protons outside."""
+    model = cobra.Model("toy")
+    biomass = cobra.Reaction("bio1", lower_bound=0, upper_bound=1000)
+    biomass.add_metabolites({cobra.Metabolite("cpd00035_c0", compartment="c0"): -1,
+                             cobra.Metabolite("cpd00067_c0", compartment="c0"): -1})
+    model.add_reactions([biomass])
+    for cpd in ("cpd00035", "cpd00067"):
+        exchange = cobra.Reaction(f"EX_{cpd}_e0", lower_bound=-1000, upper_bound=1000)
+        exchange.add_metabolites({cobra.Metabolite(f"{cpd}_e0", compartment="e0"): -1})
+        model.add_reactions([exchange])
+    model.objective = "bio1"
+    return model
+
+
+def test_gapfilling_offers_no_atp_making_direction_and_keeps_a_symport_reversible() -> None:
+    template = toy_template(abc_cost=5.0)
+    net = Network(toy_model(), template, SolverDeadline(60))
+    assert ("rxn10170_c0", 1) in net.col and ("rxn10170_c0", -1) not in net.col
+    assert {("rxn05179_c0", 1), ("rxn05179_c0", -1)} <= set(net.col)
+    medium = {"cpd00035": (-10.0, 1000.0), "cpd00067": (-1000.0, 1000.0)}
+    model = toy_model()
+    result = gf.gapfill_genome_scale(model, template, [medium], "bio1", 0.1, [], {}, [{}], gf.GapfillOptions(),
+                                     set(), {}, SolverDeadline(60), lambda *_: None)
+    assert result is not None and result.both_ways == ["rxn05179_c0"]
+    symport = model.reactions.get_by_id("rxn05179_c0")
+    assert symport.bounds == (-1000.0, 1000.0)  # added for uptake, kept for export too
+    # COBRApy: with alanine made inside (a source added by hand) the symport can export it
+    with model:
+        source = cobra.Reaction("make_ala", lower_bound=0, upper_bound=5)
+        source.add_metabolites({model.metabolites.get_by_id("cpd00035_c0"): 1,
+                                model.metabolites.get_by_id("cpd00067_c0"): 1})
+        model.add_reactions([source])
+        apply_exchange_medium(model, {"cpd00067": (-1000.0, 1000.0)})
+        span = flux_variability_analysis(model, ["rxn05179_c0"], fraction_of_optimum=0.0)
+        assert span.at["rxn05179_c0", "minimum"] < -1.0
+
+
+def test_observed_products_and_the_ratio_are_checked() -> None:
+    assert check_observed(["acetic acid", "H2"]) == {"acetate": True, "formate": False, "ethanol": False,
+                                                     "butyrate": False, "propionate": False, "lactate": False,
+                                                     "succinate": False, "acetone": False, "H2": True}
+    assert check_observed({"cpd00221": True, "cpd00100": False}) == {"lactate": True, "cpd00100": False}
+    with pytest.raises(ValidationError) as refused:
+        check_observed(["acetate", "vinegar"])
+    assert refused.value.details["unknown"] == ["vinegar"]
+    for bad in (0, -1, True, "0.25", 1e6):
+        with pytest.raises(ValidationError):
+            check_min_ratio(bad)
+
+
+# ------------------------------------------------------------------------------ real genomes
+
+
+def ft_medium(data_dir: Path) -> dict[str, tuple[float, float]]:
+    raw = json.loads((data_dir / "fermentation" / "FT.json").read_text())["compounds"]
+    return {cpd: (float(v["bounds"][0]), float(v["bounds"][1])) for cpd, v in raw.items()}
+
+
+def secreted_by_cobrapy(model: cobra.Model, medium: dict[str, tuple[float, float]]) -> tuple[float, dict[str, float]]:
+    """Growth and every secretion (> 0) of COBRApy's own pFBA at the optimum, medium set by hand."""
+    with model:
+        apply_exchange_medium(model, medium)
+        model.objective = "bio1"
+        solution = pfba(model)
+        growth = float(solution.fluxes["bio1"])
+        out = {r.id.split("_")[1]: float(solution.fluxes[r.id]) for r in model.exchanges
+               if solution.fluxes[r.id] > 1e-9}
+    return growth, out
+
+
+@pytest.fixture(scope="module")
+def ecoli_on_ft(ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex) -> gf.GapfillRun:
+    return gf.gapfill_from_data(ecoli, ft_medium(data_dir), gf.GapfillOptions(), template_name="GramNegative",
+                                data_dir=data_dir, biochem=biochem)
+
+
+@pytest.mark.slow
+def test_ecoli_ferments_to_acetate_formate_and_ethanol(ecoli_on_ft: gf.GapfillRun, data_dir: Path,
+                                                       biochem: BiochemIndex) -> None:
+    model, medium = ecoli_on_ft.model, ft_medium(data_dir)
+    assert ecoli_on_ft.quality["all_passed"] and ecoli_on_ft.quality["no_atp_driven_transport_backwards"]["passed"]
+    growth, secreted = secreted_by_cobrapy(model, medium)
+    for product in (ACETATE, FORMATE, ETHANOL):  # the protocol's call, computed by COBRApy alone
+        assert secreted.get(product, 0.0) >= 0.25 * growth, product
+    with model:
+        exchanges, _ = media_ops.put_on_medium(model, medium, biochem)
+        found = fermentation_products(model, exchanges, medium)
+    assert found.growth == pytest.approx(growth, rel=1e-6)
+    assert {name for name, made in found.predicted.items() if made} >= {"acetate", "formate", "ethanol"}
+    assert not found.reversed_atp_transport
+    for product in found.products:
+        assert product.flux == pytest.approx(secreted[product.compound_id], rel=1e-4, abs=1e-6)
+        assert product.fva_min is not None and product.fva_max is not None
+        assert product.fva_min - 1e-6 <= product.flux <= product.fva_max + 1e-6
+    formate = next(p for p in found.products if p.compound_id == FORMATE)
+    assert formate.pathway and not formate.in_medium  # traced back from its exchange
+    # COBRApy: no ATP-driven transporter of the gapfilled model can carry flux in its ATP-making direction
+    abc = atp_driven_transporters(model)
+    assert len(abc) > 20
+    with model:
+        apply_exchange_medium(model, medium)
+        span = flux_variability_analysis(model, list(abc), fraction_of_optimum=0.0, processes=1)
+    for rid, sign in abc.items():
+        least = span.at[rid, "minimum"] if sign > 0 else -span.at[rid, "maximum"]
+        assert least >= -1e-9, rid
+    # transporters gapfilling added for uptake keep their export direction where the database says reversible
+    both = (ecoli_on_ft.uptake.both_ways if ecoli_on_ft.uptake else []) + \
+        (ecoli_on_ft.genome_scale.both_ways if ecoli_on_ft.genome_scale else [])
+    assert both
+    reversibility = {k: d["reversibility"] for k, d in biochem.reaction_details(r.split("_")[0] for r in both).items()}
+    for rid in both:
+        assert model.reactions.get_by_id(rid).bounds == (-1000.0, 1000.0) and reversibility[rid[:8]] in "=?"
+
+
+@pytest.mark.slow
+def test_zymomonas_secretes_ethanol(data_dir: Path, biochem: BiochemIndex, cache_dir: Path) -> None:
+    proteins = read_proteins_file(data_dir / "fermentation" / "GCF_000175255.2_ASM17525v2_protein.faa.gz",
+                                  "proteins").proteins
+    medium = ft_medium(data_dir)
+    built = reconstruct("zmob", proteins, {"FT": medium}, template="auto", data_dir=data_dir,
+                        cache_dir=cache_dir, biochem=biochem)
+    growth, secreted = secreted_by_cobrapy(built.model, medium)
+    assert growth > 0.01 and secreted.get(ETHANOL, 0.0) >= 0.25 * growth
