@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import cobra
 from cobra.io import load_model
@@ -94,3 +95,34 @@ def apply_exchange_medium(model: cobra.Model, medium: dict[str, tuple[float, flo
     for reaction in model.exchanges:
         cpd = next(iter(reaction.metabolites)).id.split("_")[0]
         reaction.bounds = medium.get(cpd, (0.0, 1000.0))
+
+
+def toy_template(reactions: dict[str, tuple[dict[str, int], float, str]], compounds: tuple[str, ...],
+                 formula: str = "C6H12O6") -> Any:
+    """A ModelSEED template (ModelSEEDpy reads its JSON form) of hand-written reactions:
+    {reaction id: ({compcompound (cpd_c / cpd_e): coefficient}, base cost, direction)}, the
+    direction ('>', '<', '=') also its gapfill direction; every compound inside (c) and outside (e)."""
+    from modelseedpy.core.mstemplate import MSTemplateBuilder
+
+    def reaction(rid: str, stoichiometry: dict[str, int], cost: float, direction: str) -> dict[str, Any]:
+        return {"id": f"{rid}_c", "name": rid, "GapfillDirection": direction, "base_cost": cost,
+                "direction": direction, "forward_penalty": 0, "reverse_penalty": 0,
+                "lower_bound": 0 if direction == ">" else -1000, "upper_bound": 0 if direction == "<" else 1000,
+                "maxforflux": 1000, "maxrevflux": 0 if direction == ">" else 1000,
+                "reaction_ref": f"kbase/default/reactions/id/{rid}",
+                "templateReactionReagents": [{"coefficient": c, "templatecompcompound_ref": f"~/compcompounds/id/{m}"}
+                                             for m, c in stoichiometry.items()],
+                "templatecompartment_ref": "~/compartments/id/c", "templatecomplex_refs": [], "type": "gapfilling"}
+
+    return MSTemplateBuilder.from_dict({
+        "__VERSION__": 1, "biochemistry_ref": "", "biomasses": [], "complexes": [], "roles": [], "pathways": [],
+        "subsystems": [], "domain": "Bacteria", "id": "toy", "name": "toy", "type": "GenomeScale",
+        "compartments": [{"id": "c", "name": "Cytosol", "hierarchy": 3, "pH": 7, "aliases": []},
+                         {"id": "e", "name": "Extracellular", "hierarchy": 0, "pH": 7, "aliases": []}],
+        "compounds": [{"id": c, "name": c, "abbreviation": c, "formula": formula, "defaultCharge": 0, "mass": 180,
+                       "aliases": [], "isCofactor": 0, "deltaG": 0, "deltaGErr": 0} for c in compounds],
+        "compcompounds": [{"id": f"{c}_{k}", "charge": 0, "maxuptake": 0,
+                           "templatecompartment_ref": f"~/compartments/id/{k}",
+                           "templatecompound_ref": f"~/compounds/id/{c}"} for c in compounds for k in ("c", "e")],
+        "reactions": [reaction(rid, *spec) for rid, spec in reactions.items()],
+    }).build()

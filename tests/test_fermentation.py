@@ -16,6 +16,7 @@ import cobra
 import pytest
 from cobra.flux_analysis import flux_variability_analysis, pfba
 
+import models
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import gapfill as gf
@@ -60,34 +61,10 @@ def test_an_abc_transporter_never_runs_backwards() -> None:
 def toy_template(abc_cost: float) -> Any:
     """Alanine (S) taken up by a reversible proton symport (cost 2) or an ABC transporter
     (`abc_cost`), both offered by the template in both directions; S makes the biomass precursor."""
-    from modelseedpy.core.mstemplate import MSTemplateBuilder
-
-    def reaction(rid: str, stoichiometry: dict[str, int], cost: float) -> dict[str, Any]:
-        return {"id": f"{rid}_c", "name": rid, "GapfillDirection": "=", "base_cost": cost, "direction": "=",
-                "forward_penalty": 0, "reverse_penalty": 0, "lower_bound": -1000, "upper_bound": 1000,
-                "maxforflux": 1000, "maxrevflux": 1000, "reaction_ref": f"kbase/default/reactions/id/{rid}",
-                "templateReactionReagents": [{"coefficient": c, "templatecompcompound_ref": f"~/compcompounds/id/{m}"}
-                                             for m, c in stoichiometry.items()],
-                "templatecompartment_ref": "~/compartments/id/c", "templatecomplex_refs": [], "type": "gapfilling"}
-
-    def compcompound(met: str) -> str:
-        return met[:-1]  # cpd00035_c0 -> cpd00035_c
-
-    compounds = ("cpd00001", "cpd00002", "cpd00008", "cpd00009", "cpd00035", "cpd00067")
-    return MSTemplateBuilder.from_dict({
-        "__VERSION__": 1, "biochemistry_ref": "", "biomasses": [], "complexes": [], "roles": [], "pathways": [],
-        "subsystems": [], "domain": "Bacteria", "id": "toy", "name": "toy", "type": "GenomeScale",
-        "compartments": [{"id": "c", "name": "Cytosol", "hierarchy": 3, "pH": 7, "aliases": []},
-                         {"id": "e", "name": "Extracellular", "hierarchy": 0, "pH": 7, "aliases": []}],
-        "compounds": [{"id": c, "name": c, "abbreviation": c, "formula": "C3H7NO2", "defaultCharge": 0, "mass": 89,
-                       "aliases": [], "isCofactor": 0, "deltaG": 0, "deltaGErr": 0} for c in compounds],
-        "compcompounds": [{"id": f"{c}_{k}", "charge": 0, "maxuptake": 0,
-                           "templatecompartment_ref": f"~/compartments/id/{k}",
-                           "templatecompound_ref": f"~/compounds/id/{c}"} for c in compounds for k in ("c", "e")],
-        "reactions": [reaction("rxn10170", {compcompound(m): c for m, c in ALANINE_ABC.items()}, abc_cost),
-                      reaction("rxn05179", {"cpd00035_e": -1, "cpd00067_e": -1, "cpd00035_c": 1, "cpd00067_c": 1},
-                               2.0)],
-    }).build()
+    return models.toy_template({
+        "rxn10170": ({m[:-1]: c for m, c in ALANINE_ABC.items()}, abc_cost, "="),  # cpd00035_c0 -> cpd00035_c
+        "rxn05179": ({"cpd00035_e": -1, "cpd00067_e": -1, "cpd00035_c": 1, "cpd00067_c": 1}, 2.0, "="),
+    }, ("cpd00001", "cpd00002", "cpd00008", "cpd00009", "cpd00035", "cpd00067"), formula="C3H7NO2")
 
 
 def toy_model() -> cobra.Model:

@@ -16,6 +16,7 @@ import cobra
 import numpy as np
 import pytest
 
+import models
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.media_library import load_media_library
 from gem_flux_mcp.errors import InfeasibilityError, LibraryError, TimeoutError_
@@ -110,40 +111,17 @@ S1, S2, MIDDLE, X = "cpd90001", "cpd90002", "cpd90003", "cpd90004"
 
 
 def toy_template(direct_cost: float) -> Any:
-    """A ModelSEED template (read by ModelSEEDpy from its JSON form) with two substrates: each can
-    be taken up (cost 1) and made into the biomass precursor X directly (`direct_cost` each), or
-    both through one shared intermediate (1 + 1, and 2 for the shared step); X itself can be
-    taken up too (cost 1)."""
-    from modelseedpy.core.mstemplate import MSTemplateBuilder
-
-    def reaction(number: int, stoichiometry: dict[str, int], cost: float) -> dict[str, Any]:
-        return {"id": f"rxn{number}_c", "name": f"toy {number}", "GapfillDirection": ">", "base_cost": cost,
-                "direction": ">", "forward_penalty": 0, "reverse_penalty": 0, "lower_bound": 0, "upper_bound": 1000,
-                "maxforflux": 1000, "maxrevflux": 0, "reaction_ref": f"kbase/default/reactions/id/rxn{number}",
-                "templateReactionReagents": [{"coefficient": c, "templatecompcompound_ref": f"~/compcompounds/id/{m}"}
-                                             for m, c in stoichiometry.items()],
-                "templatecompartment_ref": "~/compartments/id/c", "templatecomplex_refs": [], "type": "conditional"}
-
-    compounds = (S1, S2, MIDDLE, X)
-    return MSTemplateBuilder.from_dict({
-        "__VERSION__": 1, "biochemistry_ref": "", "biomasses": [], "complexes": [], "roles": [], "pathways": [],
-        "subsystems": [], "domain": "Bacteria", "id": "toy", "name": "toy", "type": "GenomeScale",
-        "compartments": [{"id": "c", "name": "Cytosol", "hierarchy": 3, "pH": 7, "aliases": []},
-                         {"id": "e", "name": "Extracellular", "hierarchy": 0, "pH": 7, "aliases": []}],
-        "compounds": [{"id": c, "name": c, "abbreviation": c, "formula": "C6H12O6", "defaultCharge": 0, "mass": 180,
-                       "aliases": [], "isCofactor": 0, "deltaG": 0, "deltaGErr": 0} for c in compounds],
-        "compcompounds": [{"id": f"{c}_{k}", "charge": 0, "maxuptake": 0,
-                           "templatecompartment_ref": f"~/compartments/id/{k}",
-                           "templatecompound_ref": f"~/compounds/id/{c}"} for c in compounds for k in ("c", "e")],
-        "reactions": [reaction(90001, {f"{S1}_e": -1, f"{S1}_c": 1}, 1),
-                      reaction(90002, {f"{S2}_e": -1, f"{S2}_c": 1}, 1),
-                      reaction(90003, {f"{S1}_c": -1, f"{X}_c": 1}, direct_cost),
-                      reaction(90004, {f"{S2}_c": -1, f"{X}_c": 1}, direct_cost),
-                      reaction(90005, {f"{S1}_c": -1, f"{MIDDLE}_c": 1}, 1),
-                      reaction(90006, {f"{S2}_c": -1, f"{MIDDLE}_c": 1}, 1),
-                      reaction(90007, {f"{MIDDLE}_c": -1, f"{X}_c": 1}, 2),
-                      reaction(90008, {f"{X}_e": -1, f"{X}_c": 1}, 1)],
-    }).build()
+    """A ModelSEED template with two substrates: each can be taken up (cost 1) and made into the
+    biomass precursor X directly (`direct_cost` each), or both through one shared intermediate
+    (1 + 1, and 2 for the shared step); X itself can be taken up too (cost 1)."""
+    return models.toy_template({
+        "rxn90001": ({f"{S1}_e": -1, f"{S1}_c": 1}, 1, ">"), "rxn90002": ({f"{S2}_e": -1, f"{S2}_c": 1}, 1, ">"),
+        "rxn90003": ({f"{S1}_c": -1, f"{X}_c": 1}, direct_cost, ">"),
+        "rxn90004": ({f"{S2}_c": -1, f"{X}_c": 1}, direct_cost, ">"),
+        "rxn90005": ({f"{S1}_c": -1, f"{MIDDLE}_c": 1}, 1, ">"),
+        "rxn90006": ({f"{S2}_c": -1, f"{MIDDLE}_c": 1}, 1, ">"),
+        "rxn90007": ({f"{MIDDLE}_c": -1, f"{X}_c": 1}, 2, ">"), "rxn90008": ({f"{X}_e": -1, f"{X}_c": 1}, 1, ">"),
+    }, (S1, S2, MIDDLE, X))
 
 
 def toy_model() -> cobra.Model:
