@@ -51,7 +51,7 @@ def ours(draft: Path, medium: dict[str, tuple[float, float]], template: str, dat
                                     data_dir=data_dir, biochem=biochem)
     wall = time.perf_counter() - started
     genome = run.genome_scale
-    added = (len(genome.added) + len(genome.reversed) + len(genome.exchanges)) if genome else 0
+    added = (len({r for r, _ in genome.added + genome.reversed}) + len(genome.exchanges)) if genome else 0
     atp_added = len(run.atp.added) if run.atp else 0
     return {"seconds": round(wall, 1), "stage_seconds": run.timings, "reactions_added": added + atp_added,
             "atp_stage_added": atp_added, "atp_tests": len(run.atp.tests) if run.atp else 0,

@@ -111,3 +111,18 @@ def test_ecoli_draft_is_called_gram_negative(ecoli: cobra.Model, biochem: Bioche
     call = gram_from_draft(ecoli, biochem)
     assert call.template == "GramNegative"
     assert {"LpxA", "LpxC", "LpxD"} <= set(call.markers_found)
+
+
+def test_a_draft_with_two_lipid_a_genes_is_called_unsure(ecoli: cobra.Model, biochem: BiochemIndex) -> None:
+    from gem_flux_mcp.modeling.gram import LPS_MARKERS
+
+    draft = ecoli.copy()
+    kept = {"UAGAAT", "KDOCT2"}  # LpxA and KdsB keep their genes, as in Zymomonas mobilis' draft
+    for bigg, ids in biochem.reaction_ids_for_external("BiGG", LPS_MARKERS).items():
+        for rid in ids:
+            if bigg not in kept and f"{rid}_c0" in draft.reactions:
+                draft.reactions.get_by_id(f"{rid}_c0").gene_reaction_rule = ""
+    call = gram_from_draft(draft, biochem)
+    assert call.markers_found == ("KdsB", "LpxA") and call.template == "GramPositive"
+    assert call.unsure and "unsure" in call.reason and "template='GramNegative'" in call.reason
+    assert not gram_from_draft(ecoli, biochem).unsure

@@ -60,6 +60,7 @@ class Lab:
     fba: dict[str, Any] = field(default_factory=dict)
     phenotypes: dict[str, Any] = field(default_factory=dict)
     essentiality: dict[str, Any] = field(default_factory=dict)
+    fermentation: dict[str, Any] = field(default_factory=dict)
     revised: dict[str, Any] = field(default_factory=dict)
     results: dict[str, int] = field(default_factory=dict)  # kind -> id of the newest result of the .gf model
     running_seen: list[dict[str, Any]] = field(default_factory=list)  # /api/jobs entries during the build
@@ -111,6 +112,8 @@ async def _make_everything(lab: Lab, observed: dict[str, bool]) -> None:
             "model_id": gf, "base_media_id": MEDIUM, "panel": "carbon", "observed": observed})
         lab.essentiality = await call(client, "predict_gene_essentiality", {"model_id": gf, "media_id": MEDIUM})
         await call(client, "run_fva", {"model_id": gf, "media_id": MEDIUM})
+        lab.fermentation = await call(client, "predict_fermentation_products", {
+            "model_id": gf, "media_id": "m9_glucose_anaerobic", "observed": ["acetate", "formate", "ethanol"]})
         await call(client, "diagnose_model", {"model_id": gf, "media_id": MEDIUM})
         removed = lab.gapfilled["reactions_added"][0]["id"]
         lab.revised = await call(client, "revise_model", {"model_id": gf, "reason": XSS, "remove_reactions": [removed]})
@@ -250,6 +253,20 @@ def test_essentiality_counts_and_genes_by_pathway(lab: Lab, driver: WebDriver) -
     assert counted == min(summary["essential"], 500)
     assert len(rows) > 3  # spread over pathways, not all Unknown
     assert driver.find_elements(By.CSS_SELECTOR, "#essential-pathways rect")
+
+
+def test_fermentation_products_as_bars_and_a_table(lab: Lab, driver: WebDriver) -> None:
+    _open(driver, _page(lab, "fermentation_products"), "dashboard-fermentation.png")
+    answer = lab.fermentation
+    bars = driver.find_elements(By.CSS_SELECTOR, "#products rect")
+    assert len(bars) == min(answer["summary"]["products"], 30) > 0
+    rows = driver.find_elements(By.CSS_SELECTOR, "#secreted tr")[1:]
+    shown = {r.find_elements(By.TAG_NAME, "td")[0].text for r in rows}
+    assert len(rows) == min(answer["summary"]["products"], 100)
+    assert {p["compound_id"] for p in answer["products"]} <= shown
+    made = ", ".join(answer["summary"]["scored_products_made"])
+    assert made == "acetate, ethanol, formate"  # E. coli's mixed-acid fermentation
+    assert made in driver.find_element(By.TAG_NAME, "body").text
 
 
 def test_two_models_side_by_side(lab: Lab, driver: WebDriver) -> None:

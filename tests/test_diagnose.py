@@ -165,8 +165,10 @@ def test_diagnose_runs_every_check_and_leaves_the_model_alone(on_glucose: cobra.
     assert report.growth == pytest.approx(on_glucose.slim_optimize(), rel=1e-6)
     assert set(report.timings) == {"growth", "imbalanced_reactions", "dead_end_metabolites", "blocked_reactions",
                                    "energy_generating_cycles", "reactions_without_genes",
-                                   "missing_biomass_precursors"}
+                                   "missing_biomass_precursors", "atp_driven_transport"}
     counts = report.counts()
+    # gapfilled: no ABC transporter or P-type ATPase may run backwards (energy.py; checked in test_fermentation)
+    assert counts["atp_driven_transport_backwards"] == len(report.atp_transport_backwards) == 0
     assert counts["blocked_reactions"] == len(report.blocked) > 0
     assert counts["missing_biomass_precursors"] == 0
     dead = report.dead_ends

@@ -191,3 +191,38 @@ def test_zymomonas_secretes_ethanol(data_dir: Path, biochem: BiochemIndex, cache
                         cache_dir=cache_dir, biochem=biochem)
     growth, secreted = secreted_by_cobrapy(built.model, medium)
     assert growth > 0.01 and secreted.get(ETHANOL, 0.0) >= 0.25 * growth
+
+
+def test_a_gas_or_alcohol_the_model_makes_gets_a_way_out_and_an_acid_does_not() -> None:
+    glucose, ethanol, acetate, x = "cpd00027", "cpd00363", "cpd00029", "cpd90004"
+    template = models.toy_template({
+        "rxn09683": ({f"{ethanol}_e": -1, f"{ethanol}_c": 1}, 1.0, "="),  # diffusion
+        "rxn05488": ({f"{acetate}_e": -1, f"{acetate}_c": 1}, 1.0, "="),
+    }, (glucose, ethanol, acetate, x))
+    model = cobra.Model("toy")
+    met = {m: cobra.Metabolite(m, compartment=m.rsplit("_", 1)[1]) for m in
+           (f"{glucose}_e0", f"{glucose}_c0", f"{x}_c0", f"{ethanol}_c0", f"{acetate}_c0")}
+
+    def reaction(rid: str, stoichiometry: dict[str, float], lower: float = 0.0) -> cobra.Reaction:
+        made = cobra.Reaction(rid, lower_bound=lower, upper_bound=1000)
+        made.add_metabolites({met[m]: c for m, c in stoichiometry.items()})
+        return made
+
+    model.add_reactions([reaction(f"EX_{glucose}_e0", {f"{glucose}_e0": -1}, -1000),
+                         reaction("glc_t", {f"{glucose}_e0": -1, f"{glucose}_c0": 1}),
+                         reaction("make_x", {f"{glucose}_c0": -1, f"{x}_c0": 1}),
+                         reaction("make_ethanol", {f"{glucose}_c0": -1, f"{ethanol}_c0": 2}),
+                         reaction("make_acetate", {f"{glucose}_c0": -1, f"{acetate}_c0": 2}),
+                         reaction("bio1", {f"{x}_c0": -1})])
+    model.objective = "bio1"
+    run = gf.gapfill(model, {glucose: (-10.0, 1000.0)}, gf.GapfillOptions(mode="genomescale_only"),
+                     genome_template=template, core_template=template, atp_media={"empty": {}},
+                     formulas={glucose: "C6H12O6"}, facts=gf.ReactionFacts())
+    assert run.uptake is not None and run.uptake.exported == [ethanol]
+    assert sorted(run.uptake.export_added) == [("rxn09683_c0", -1), ("rxn09683_c0", 1)]
+    assert "rxn05488_c0" not in run.model.reactions  # acetate: no transporter without genome evidence
+    with run.model:  # COBRApy: ethanol now leaves the cell; acetate cannot
+        apply_exchange_medium(run.model, {glucose: (-10.0, 1000.0)})
+        run.model.objective = f"EX_{ethanol}_e0"
+        assert run.model.slim_optimize() == pytest.approx(20.0)
+    assert f"EX_{acetate}_e0" not in run.model.reactions

@@ -85,7 +85,7 @@ def m9_medium() -> dict[str, tuple[float, float]]:
 
 
 def _added(run: gapfill.GapfillRun) -> int:
-    genome = (len(run.genome_scale.added) + len(run.genome_scale.reversed)) if run.genome_scale else 0
+    genome = len({r for r, _ in run.genome_scale.added + run.genome_scale.reversed}) if run.genome_scale else 0
     return genome + (len(run.atp.added) if run.atp and not run.atp_reused else 0)
 
 

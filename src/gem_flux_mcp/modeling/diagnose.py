@@ -40,6 +40,7 @@ import scipy.sparse as sp
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import InfeasibilityError, LibraryError, ValidationError
+from gem_flux_mcp.modeling.energy import atp_making_directions_open
 
 if TYPE_CHECKING:
     import cobra
@@ -121,6 +122,8 @@ class Diagnosis:
     reactions: int
     metabolites: int
     timings: dict[str, float] = field(default_factory=dict)  # part -> seconds
+    # ABC transporters and P-type ATPases whose bounds let them run backwards and make ATP (energy.py)
+    atp_transport_backwards: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         return {
@@ -132,6 +135,7 @@ class Diagnosis:
             "energy_generating_cycles": sum(c.found for c in self.energy_cycles),
             "reactions_without_genes": len(self.without_genes),
             "missing_biomass_precursors": len(self.precursors.missing),
+            "atp_driven_transport_backwards": len(self.atp_transport_backwards),
         }
 
 
@@ -507,4 +511,5 @@ def diagnose(model: cobra.Model, biomass: str = "bio1", open_exchanges: bool = T
         without_genes=timed("reactions_without_genes", lambda: reactions_without_genes(model)),
         precursors=timed("missing_biomass_precursors", lambda: missing_biomass_precursors(model, biomass)),
         reactions=len(model.reactions), metabolites=len(model.metabolites), timings=timings,
+        atp_transport_backwards=timed("atp_driven_transport", lambda: sorted(atp_making_directions_open(model))),
     )

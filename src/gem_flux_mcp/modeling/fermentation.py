@@ -38,6 +38,13 @@ SCORED_PRODUCTS: dict[str, tuple[str, ...]] = {
     "acetone": ("cpd00178",), "H2": ("cpd11640",),
 }
 PRODUCT_OF = {cpd: name for name, ids in SCORED_PRODUCTS.items() for cpd in ids}
+# Fermentation end products that cross membranes by diffusion, no protein needed: gases and small
+# uncharged molecules (ModelSEED ids; broader than the nine scored). Gapfilling lets each out of
+# the cell wherever the model makes it (gapfill/uptake.py).
+DIFFUSIBLE_END_PRODUCTS = frozenset({
+    "cpd00363", "cpd01269", "cpd03662", "cpd01618", "cpd01947", "cpd01949", "cpd00361",  # alcohols, diols, acetoin
+    "cpd00178", "cpd11640", "cpd00011", "cpd01024",  # acetone, H2, CO2, methane
+})
 # other names people use for them (organic acids by acid name, as papers list them)
 SYNONYMS = {"acetic acid": "acetate", "formic acid": "formate", "butyric acid": "butyrate",
             "propionic acid": "propionate", "lactic acid": "lactate", "dl-lactic acid": "lactate",

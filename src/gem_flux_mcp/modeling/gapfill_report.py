@@ -50,6 +50,7 @@ def added_reactions(run: GapfillRun, details: ReactionDetails) -> list[dict[str,
         changes.extend((rid, "auto_generated", {1, -1}) for rid in run.genome_scale.exchanges)
     if run.uptake is not None:
         collect(run.uptake.added, "medium_uptake")
+        collect([e for e in run.uptake.export_added if e not in run.uptake.added], "end_product_export")
         changes.extend((rid, "auto_generated", {1, -1}) for rid in run.uptake.exchanges)
     info = details(rid.split("_")[0] for rid, _, _ in changes if rid.startswith("rxn"))
     entries = []
@@ -142,8 +143,9 @@ def describe(run: GapfillRun, details: ReactionDetails, target: float) -> dict[s
         },
         "genomescale_gapfill": {
             "performed": genome is not None,
-            "reactions_added": len(genome.added) + len(genome.reversed) if genome else 0,
-            "new_reactions": len(genome.added) if genome else 0,
+            # reactions, not directions (a transporter added both ways is one reaction)
+            "reactions_added": len({r for r, _ in genome.added + genome.reversed}) if genome else 0,
+            "new_reactions": len({r for r, _ in genome.added}) if genome else 0,
             "reversed_reactions": len(genome.reversed) if genome else 0,
             "exchanges_added": len(genome.exchanges) if genome else 0,
             "transporters_added_both_ways": len(genome.both_ways) if genome else 0,
@@ -156,6 +158,7 @@ def describe(run: GapfillRun, details: ReactionDetails, target: float) -> dict[s
             "performed": uptake is not None,
             "transporters_added": len({r for r, _ in uptake.added}) if uptake else 0,
             "transporters_added_both_ways": len(uptake.both_ways) if uptake else 0,
+            "end_products_made_exportable": uptake.exported[:MAX_LISTED] if uptake else [],
             "compounds_now_taken_up": uptake.compounds[:MAX_LISTED] if uptake else [],
             "compounds_without_template_transporter": uptake.without_transporter[:MAX_LISTED] if uptake else [],
             "rejected_for_energy_or_carbon": [f"{r}{'>' if d > 0 else '<'}: {why}"

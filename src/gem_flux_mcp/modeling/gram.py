@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 LPS_MARKERS = {"UAGAAT": "LpxA", "UHGADA": "LpxC", "U23GAAT": "LpxD", "USHD": "LpxH", "LPADSS": "LpxB",
                "TDSK": "LpxK", "KDOCT2": "KdsB", "MOAT": "WaaA"}
 MIN_MARKERS = 3  # E. coli K-12 drafts have 6 of 8, B. subtilis 168 none
+# 1 or 2 markers: some lipid A genes found, too few to be sure (Zymomonas mobilis, a Gram-negative
+# alphaproteobacterium whose lipid A enzymes are distant from the reference ones, has 2)
+UNSURE = range(1, MIN_MARKERS)
 
 
 class ReactionAliasSource(Protocol):
@@ -31,6 +34,7 @@ class GramCall:
     template: str  # GramNegative or GramPositive
     markers_found: tuple[str, ...]
     reason: str
+    unsure: bool = False  # few markers either way: the caller should say so
 
 
 def gram_from_draft(draft: cobra.Model, aliases: ReactionAliasSource) -> GramCall:
@@ -45,4 +49,8 @@ def gram_from_draft(draft: cobra.Model, aliases: ReactionAliasSource) -> GramCal
     verdict = "an outer membrane: Gram-negative" if negative else "no outer membrane: Gram-positive"
     reason = (f"{len(found)} of {len(LPS_MARKERS)} lipopolysaccharide enzymes have genes ({listed}); "
               f"{verdict} (Gram-negative takes {MIN_MARKERS} or more)")
-    return GramCall("GramNegative" if negative else "GramPositive", tuple(found), reason)
+    unsure = len(found) in UNSURE
+    if unsure:
+        reason += ("; unsure: some lipid A genes were found, too few to tell. If you know the organism's Gram "
+                   "type, build again with template='GramNegative' or 'GramPositive'")
+    return GramCall("GramNegative" if negative else "GramPositive", tuple(found), reason, unsure)

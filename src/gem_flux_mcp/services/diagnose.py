@@ -69,7 +69,8 @@ def store_diagnosis(ws: Workspace, job: DiagnoseJob, outcome: DiagnosisOutcome, 
     longest = max(len(v) for v in lists.values())
     return results.DiagnosisResult.model_validate({
         "success": True, "model_id": job.model_id, "media_id": job.media_id, "biomass": job.biomass,
-        "summary": summary, "explanation": _explain(growth, missing, cycles, fix, job),
+        "summary": summary,
+        "explanation": _explain(growth, missing, cycles, fix, job) + _backwards(found["atp_transport_backwards"]),
         "energy_cycles": cycles, "missing_biomass_precursors": missing,
         "recycled_precursors": precursors["recycled"], "fix": fix, **page,
         "imbalances": {r: imbalance[r] for r in [*page["mass_imbalanced"], *page["charge_imbalanced"]]},
@@ -120,6 +121,13 @@ def _fix(raw: dict[str, Any] | None) -> dict[str, Any] | None:
     added = raw["reactions_added"]
     return {"template": raw["template"], "growth_after": raw["growth_after"], "reactions_total": len(added),
             "reactions_added": added[:TOP]}
+
+
+def _backwards(reactions: list[str]) -> list[str]:
+    if not reactions:
+        return []
+    return [f"{len(reactions)} ATP-driven transporters (ABC, P-type) may run backwards and make ATP from what they "
+            f"export: {', '.join(reactions[:8])}; gapfill_model closes that direction, or revise_model can."]
 
 
 def _explain(growth: float, missing: list[dict[str, Any]], cycles: list[dict[str, Any]],

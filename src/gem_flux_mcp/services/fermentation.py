@@ -55,7 +55,7 @@ def store_fermentation(ws: Workspace, job: FermentationJob, outcome: Fermentatio
         comparison = compare(predicted, tested, calls, "product")
     ws.store.add_result(ws.workspace_id, job.model_id, "fermentation_products", job.media_id, {
         **summary, "secreted": [{"compound_id": p["compound_id"], "name": p["name"], "flux": p["flux"],
-                                 "per_growth": p["per_growth"]} for p in products[:100]],
+                                 "per_growth": p["per_growth"], "in_medium": p["in_medium"]} for p in products[:100]],
         **({"comparison": comparison["metrics"]} if comparison else {})})
     written = write_tsv(output_path, COLUMNS, [{**p, "pathway": [s["reaction_id"] for s in p["pathway"]]}
                                                for p in products + minor]) if output_path is not None else None

@@ -1,16 +1,20 @@
-"""Stage 3, medium uptake: a transporter for every medium compound the model cannot take up.
+"""Stage 3, medium uptake: a transporter for every medium compound the model cannot take up (and
+a way out for the gases and alcohols it makes).
 
 Gapfilling adds only what growth needs, so on a rich medium a draft keeps making every amino
 acid and vitamin it could import: LB's phenylalanine, tyrosine, folate, thiamin, nicotinate or
 pyridoxal have no exchange, and their biosynthesis genes look essential although the organism
-takes them up from the medium. For each compound of the gapfill media that the model has no
-exchange for but can make itself, the cheapest template reaction carrying it from e0 into c0 is
+takes them up from the medium (measured on the phenotype benchmark, B. subtilis on LB:
+essentiality MCC 0.419 → 0.504, benchmarks/README.md). For each compound of the gapfill media
+that the model has no exchange for but can make itself, the cheapest template reaction carrying it from e0 into c0 is
 added (weakly genome-supported transporters are cheaper, so they come first), in both directions
 where the chemistry allows (directions.py), unless it breaks an ATP test or lets the model grow
 without carbon. Compounds the model cannot make are left alone: a transporter without genome
 evidence would only turn them into new electron acceptors or carbon sources (FT medium's trace
-arsenate became an electron sink for E. coli). Measured on the phenotype benchmark (B. subtilis on LB:
-essentiality MCC 0.419 → 0.504, benchmarks/README.md).
+arsenate became an electron sink for E. coli). Gases and alcohols the model makes (H2, ethanol,
+acetone, butanol, ...; fermentation.DIFFUSIBLE_END_PRODUCTS) but cannot let out get the cheapest
+template transporter too: they diffuse through membranes. Organic acids do not: tried, the optimum
+then secretes formate through transporters without evidence (benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gem_flux_mcp.modeling.fermentation import DIFFUSIBLE_END_PRODUCTS
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
 from gem_flux_mcp.modeling.gapfill.changes import apply_changes
 from gem_flux_mcp.modeling.gapfill.directions import open_both_ways
@@ -42,6 +47,9 @@ class UptakeResult:
     without_transporter: list[str]  # medium compounds the template has no transporter for
     rejected: list[tuple[str, int, str]]  # (reaction, direction, which test it broke)
     both_ways: list[str] = field(default_factory=list)  # transporters also opened for export (directions.py)
+    # fermentation end products the model makes but could not let out, now exportable, and how
+    exported: list[str] = field(default_factory=list)
+    export_added: list[tuple[str, int]] = field(default_factory=list)
 
 
 def complete_uptake(model: cobra.Model, template: Any, media: Sequence[Medium], objective: str,
@@ -55,14 +63,20 @@ def complete_uptake(model: cobra.Model, template: Any, media: Sequence[Medium], 
                   reversibility=facts.reversibility, deltag=facts.deltag)
     taken_up = {cpd for rid, cpd in net.exchange_compound.items() if rid in net.model_reactions}
     missing = [c for c in wanted if c not in taken_up]
+    # a gas or an alcohol the model makes but cannot let out: it would diffuse out of a cell
+    trapped = sorted(c for c in DIFFUSIBLE_END_PRODUCTS - set(missing)
+                     if f"{c}_c0" in model.metabolites and not _can_leave(model, c))
     # only what the model would otherwise make itself: a compound it cannot make (e.g. the arsenate
     # of a trace-element mix) would only become a new electron acceptor or carbon source without
     # genome evidence
-    missing = [c for c in missing if c in made_by_model(model, media, missing)]
-    if not missing:
+    made = made_by_model(model, media, missing + trapped)
+    missing = [c for c in missing if c in made]
+    trapped = [c for c in trapped if c in made]
+    if not missing and not trapped:
         return UptakeResult([], [], [], [], [])
-    chosen = _cheapest_transporters(net, set(missing))
-    without = [c for c in missing if c not in chosen]
+    chosen = {("in", cpd): c for cpd, c in _cheapest_transporters(net, set(missing)).items()}
+    chosen |= {("out", cpd): c for cpd, c in _cheapest_transporters(net, set(trapped), export=True).items()}
+    without = [c for c in missing if ("in", c) not in chosen]
     rejected: list[tuple[str, int, str]] = []
     cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     target_column = net.col.get((objective, 1), net.atp_column)
@@ -74,16 +88,41 @@ def complete_uptake(model: cobra.Model, template: Any, media: Sequence[Medium], 
         for column, why in offenders:
             flux = net.fluxes[column]
             rejected.append((flux.reaction, flux.direction, why))
-            chosen = {cpd: c for cpd, c in chosen.items() if c != column}
+            chosen = {key: c for key, c in chosen.items() if c != column}
     else:
         chosen = {}
     other_ways, refused = open_both_ways(net, list(chosen.values()), pending, atp_media, carbon_free, target_column,
                                          cache)
     rejected += [(net.fluxes[i].reaction, net.fluxes[i].direction, why) for i, why in refused]
-    added = sorted({(net.fluxes[c].reaction, net.fluxes[c].direction) for c in [*chosen.values(), *other_ways]})
+
+    def directions(columns: list[int]) -> list[tuple[str, int]]:
+        return sorted({(net.fluxes[c].reaction, net.fluxes[c].direction) for c in columns})
+
+    reverse_of = {net.fluxes[i].reaction: i for i in other_ways}
+    inward = [c for (way, _), c in chosen.items() if way == "in"]
+    outward = [c for (way, _), c in chosen.items() if way == "out"]
+    added = directions([*inward, *(reverse_of[r] for r in {net.fluxes[c].reaction for c in inward} if r in reverse_of)])
+    exported = directions([*outward, *(reverse_of[r] for r in {net.fluxes[c].reaction for c in outward}
+                                       if r in reverse_of)])
     exchanges = apply_changes(model, template, added, source="medium_uptake", weak=discounts)
-    return UptakeResult(added, sorted(chosen), exchanges, without, rejected,
-                        sorted(net.fluxes[i].reaction for i in other_ways))
+    exchanges += apply_changes(model, template, [e for e in exported if e not in added], source="end_product_export",
+                               weak=discounts)
+    return UptakeResult(added, sorted(cpd for way, cpd in chosen if way == "in"), exchanges, without, rejected,
+                        sorted(net.fluxes[i].reaction for i in other_ways),
+                        sorted(cpd for way, cpd in chosen if way == "out"), exported)
+
+
+def _can_leave(model: cobra.Model, compound: str) -> bool:
+    """A reaction of the model may move the compound from the cytosol out (by its bounds)."""
+    inside, outside = f"{compound}_c0", f"{compound}_e0"
+    if inside not in model.metabolites or outside not in model.metabolites:
+        return False
+    for reaction in model.metabolites.get_by_id(inside).reactions:
+        coefficients = {m.id: c for m, c in reaction.metabolites.items()}
+        outward = (reaction.upper_bound > 0) if coefficients[inside] < 0 else (reaction.lower_bound < 0)
+        if outside in coefficients and coefficients[inside] * coefficients[outside] < 0 and outward:
+            return True
+    return False
 
 
 def made_by_model(model: cobra.Model, media: Sequence[Medium], compounds: Sequence[str]) -> set[str]:
@@ -116,8 +155,10 @@ def made_by_model(model: cobra.Model, media: Sequence[Medium], compounds: Sequen
     return made
 
 
-def _cheapest_transporters(net: Network, compounds: set[str]) -> dict[str, int]:
-    """Per compound, the cheapest template column that moves it from e0 into c0."""
+def _cheapest_transporters(net: Network, compounds: set[str], export: bool = False) -> dict[str, int]:
+    """Per compound, the cheapest template column that moves it from e0 into c0 (out of c0 into
+    e0 with `export`)."""
+    way = -1.0 if export else 1.0
     matrix, names = net.lp.matrix, net.lp.metabolites
     best: dict[str, tuple[float, int]] = {}
     for i in np.flatnonzero(np.array([f.kind == "template" for f in net.fluxes])):
@@ -125,7 +166,7 @@ def _cheapest_transporters(net: Network, compounds: set[str]) -> dict[str, int]:
         rows = {names[r]: v for r, v in zip(matrix.indices[start:end], matrix.data[start:end], strict=True)}
         for met, value in rows.items():
             cpd, _, compartment = met.partition("_")
-            if compartment == "e0" and value < 0 and cpd in compounds and rows.get(f"{cpd}_c0", 0.0) > 0:
+            if compartment == "e0" and value * way < 0 and cpd in compounds and rows.get(f"{cpd}_c0", 0.0) * way > 0:
                 key = (float(net.costs[i]), int(i))
                 if cpd not in best or key < best[cpd]:
                     best[cpd] = key

@@ -96,7 +96,7 @@ def reaction_origin(reaction: ReactionFacts, added_by_revision: bool) -> str:
     if added_by_revision:
         return "revision"
     sources = set(filter(None, reaction.sources.split(";")))
-    if sources & {"template_gapfill", "atp_correction"}:
+    if sources & {"template_gapfill", "atp_correction", "medium_uptake", "end_product_export"}:
         return "gapfill"
     if "auto_generated" in sources:
         return "gapfill_exchange"

@@ -1,5 +1,5 @@
 """One recorded result: an FBA as a flux map, a phenotype array as a plate, essentiality by
-pathway; the other kinds (FVA, diagnosis, gapfill, ATP correction) as their summary."""
+pathway, fermentation products as bars; the other kinds (FVA, diagnosis, gapfill, ATP correction) as their summary."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from starlette.routing import Route
 
 from gem_flux_mcp.server.dashboard import flux_map, loaders
 from gem_flux_mcp.server.dashboard.essentiality_view import essentiality_body
+from gem_flux_mcp.server.dashboard.fermentation_view import fermentation_body
 from gem_flux_mcp.server.dashboard.html import e, model_href, not_found, page, when
 from gem_flux_mcp.server.dashboard.phenotype_view import phenotype_body
 from gem_flux_mcp.server.dashboard.results_common import headline, kind_title, summary_table
@@ -16,7 +17,7 @@ from gem_flux_mcp.server.dashboard.source import DashboardSource, visible_model,
 from gem_flux_mcp.store.rows import ModelRow, ResultRow
 
 # Shown by the pictures (and their tables) instead of in the summary table
-PICTURED_FIELDS = frozenset({"fluxes", "array", "essential_ids", "growing_on"})
+PICTURED_FIELDS = frozenset({"fluxes", "array", "essential_ids", "growing_on", "secreted"})
 
 
 def result_body(source: DashboardSource, row: ModelRow, result: ResultRow) -> str:
@@ -29,6 +30,8 @@ def result_body(source: DashboardSource, row: ModelRow, result: ResultRow) -> st
         body = phenotype_body(result.summary, row.model_id, result.media_id)
     elif result.kind.endswith("_essentiality"):
         body = essentiality_body(source, result.summary, loaders.model_facts(source, row))
+    elif result.kind == "fermentation_products":
+        body = fermentation_body(result.summary)
     else:
         body = ""
     details = summary_table(result.summary, PICTURED_FIELDS)

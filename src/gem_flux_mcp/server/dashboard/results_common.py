@@ -12,9 +12,10 @@ KIND_TITLES = {
     "fba": "Flux balance analysis", "growth_phenotypes": "Phenotype array",
     "gene_essentiality": "Gene essentiality", "reaction_essentiality": "Reaction essentiality",
     "fva": "Flux variability", "diagnosis": "Diagnosis", "gapfill": "Gapfill", "atp_correction": "ATP correction",
+    "fermentation_products": "Fermentation products",
 }
 PICTURED = {"fba": "flux map", "growth_phenotypes": "plate", "gene_essentiality": "by pathway",
-            "reaction_essentiality": "by pathway"}
+            "reaction_essentiality": "by pathway", "fermentation_products": "products"}
 
 
 def kind_title(kind: str) -> str:
@@ -54,6 +55,9 @@ def headline(result: ResultRow) -> str:
         return (f"{s.get('original_model_id', '')} → {s.get('gapfilled_model_id', '')}: "
                 f"+{s.get('num_reactions_added', 0)} reactions, growth {number(s.get('growth_rate_before'))} → "
                 f"{number(s.get('growth_rate_after'))} /h")
+    if result.kind == "fermentation_products":
+        made = ", ".join(map(str, s.get("scored_products_made", []))) or "none"
+        return f"{s.get('products', 0)} products at growth {number(s.get('growth'))} /h; makes {made}"
     if result.kind == "atp_correction":
         return f"ATP yields checked on {s.get('media_tested', 0)} test media"
     return ", ".join(f"{k}={v}" for k, v in list(s.items())[:4] if not isinstance(v, dict | list))
