@@ -6,10 +6,10 @@ acid and vitamin it could import: LB's phenylalanine, tyrosine, folate, thiamin,
 pyridoxal have no exchange, and their biosynthesis genes look essential although the organism
 takes them up from the medium (measured on the phenotype benchmark, B. subtilis on LB:
 essentiality MCC 0.419 → 0.504, benchmarks/README.md). For each compound of the gapfill media
-that the model has no exchange for but can make itself, the cheapest template reaction carrying it from e0 into c0 is
-added (weakly genome-supported transporters are cheaper, so they come first), in both directions
-where the chemistry allows (directions.py), unless it breaks an ATP test or lets the model grow
-without carbon. Compounds the model cannot make are left alone: a transporter without genome
+that the model has no exchange for but can make itself, the cheapest template reaction carrying
+it from e0 into c0 is added (weakly genome-supported transporters are cheaper, so they come
+first), in both directions where the chemistry allows (directions.py), unless it breaks an ATP
+test or lets the model grow without carbon. Compounds the model cannot make are left alone: a transporter without genome
 evidence would only turn them into new electron acceptors or carbon sources (FT medium's trace
 arsenate became an electron sink for E. coli). Gases and alcohols the model makes (H2, ethanol,
 acetone, butanol, ...; fermentation.DIFFUSIBLE_END_PRODUCTS) but cannot let out get the cheapest
