@@ -10,6 +10,7 @@ from typing import Any
 from gem_flux_mcp.modeling.gapfill_report import main_pathway
 from gem_flux_mcp.server.dashboard.html import cards, e, figure, table
 from gem_flux_mcp.server.dashboard.model_facts import ModelFacts
+from gem_flux_mcp.server.dashboard.results_common import comparison_cards
 from gem_flux_mcp.server.dashboard.source import DashboardSource
 from gem_flux_mcp.server.dashboard.svg import bar_chart, stacked_bar
 
@@ -49,12 +50,7 @@ def essentiality_body(source: DashboardSource, summary: dict[str, Any], facts: M
                   ("wild-type growth /h", summary.get("wild_type_growth"))])
     head += figure(stacked_bar(counts, f"deletions of {summary.get('tested', 0)} {target}", svg_id="deletions"),
                    f"Essential: growth below {summary.get('threshold', 0.1)} of the wild type; slowed: below 99 %.")
-    metrics = summary.get("comparison")
-    if isinstance(metrics, dict):
-        head += "<h2>Against the observations</h2>" + cards(
-            [("compared", metrics.get("compared")), ("accuracy", metrics.get("accuracy")), ("MCC", metrics.get("mcc")),
-             ("true +", metrics.get("tp")), ("false +", metrics.get("fp")), ("true −", metrics.get("tn")),
-             ("false −", metrics.get("fn"))])
+    head += comparison_cards(summary, "Against the observations")
     ids = [str(i) for i in summary.get("essential_ids", [])]
     grouped = by_pathway(source, ids, target, facts)
     chart = bar_chart([(p, len(v), "#d7191c" if p != UNKNOWN else "#bab0ac")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gem_flux_mcp.server.dashboard.html import cards, e, figure, number, table
+from gem_flux_mcp.server.dashboard.results_common import comparison_cards
 from gem_flux_mcp.server.dashboard.svg import bar_chart
 
 PRODUCT, ALSO_IN_MEDIUM = "#1a9850", "#91bfdb"
@@ -27,12 +28,7 @@ def fermentation_body(summary: dict[str, Any]) -> str:
     head += figure(bar_chart(rows, "secretion per unit of growth", unit=" x", svg_id="products"),
                    "Secretion (mmol/gDW/h) divided by the growth rate (1/h), in the minimal-total-flux solution at "
                    "optimal growth; green: made by the organism, blue: offered by the medium too.")
-    metrics = summary.get("comparison")
-    if isinstance(metrics, dict):
-        head += "<h2>Against the observed products</h2>" + cards(
-            [("compared", metrics.get("compared")), ("accuracy", metrics.get("accuracy")), ("MCC", metrics.get("mcc")),
-             ("true +", metrics.get("tp")), ("false +", metrics.get("fp")), ("true −", metrics.get("tn")),
-             ("false −", metrics.get("fn"))])
+    head += comparison_cards(summary, "Against the observed products")
     listed = [(e(p.get("compound_id")), e(p.get("name")), number(p.get("flux")), number(p.get("per_growth")),
                "yes" if p.get("in_medium") else "") for p in secreted]
     return head + "<h2>Secreted</h2>" + table(("compound", "name", "flux", "per growth", "in the medium"), listed,

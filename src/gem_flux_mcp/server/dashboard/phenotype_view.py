@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gem_flux_mcp.server.dashboard.html import cards, e, figure, number, table
+from gem_flux_mcp.server.dashboard.results_common import comparison_cards
 from gem_flux_mcp.server.dashboard.svg import clip, mix, svg, text
 
 COLUMNS = 12  # as on a Biolog plate
@@ -105,13 +106,7 @@ def phenotype_body(summary: dict[str, Any], model_id: str, media_id: str | None)
     head = cards([("tested", summary.get("tested")), ("growth", summary.get("growth")),
                   ("no growth", summary.get("no_growth")), ("no uptake", summary.get("no_uptake")),
                   ("base growth /h", summary.get("base_growth"))])
-    metrics = summary.get("comparison")
-    if isinstance(metrics, dict):
-        mismatches = int(metrics.get("fp", 0)) + int(metrics.get("fn", 0))
-        head += "<h2>Against the observations</h2>" + cards(
-            [("mismatches", mismatches), ("compared", metrics.get("compared")), ("accuracy", metrics.get("accuracy")),
-             ("MCC", metrics.get("mcc")), ("true +", metrics.get("tp")), ("false +", metrics.get("fp")),
-             ("true −", metrics.get("tn")), ("false −", metrics.get("fn"))])
+    head += comparison_cards(summary, "Against the observations", mismatches=True)
     if found is None:
         return head + ("<p class=err id=no-array>This array was recorded before the wells were kept: run "
                        "predict_growth_phenotypes again to see the plate.</p>")

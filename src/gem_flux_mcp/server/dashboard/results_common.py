@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gem_flux_mcp.server.dashboard.html import e, number, table
+from gem_flux_mcp.server.dashboard.html import cards, e, number, table
 from gem_flux_mcp.store.rows import ResultRow
 
 KIND_TITLES = {
@@ -61,6 +61,18 @@ def headline(result: ResultRow) -> str:
     if result.kind == "atp_correction":
         return f"ATP yields checked on {s.get('media_tested', 0)} test media"
     return ", ".join(f"{k}={v}" for k, v in list(s.items())[:4] if not isinstance(v, dict | list))
+
+
+def comparison_cards(summary: dict[str, Any], title: str, *, mismatches: bool = False) -> str:
+    """The recorded comparison with observations as cards ('' when none was recorded)."""
+    metrics = summary.get("comparison")
+    if not isinstance(metrics, dict):
+        return ""
+    counted = [("mismatches", int(metrics.get("fp", 0)) + int(metrics.get("fn", 0)))] if mismatches else []
+    return f"<h2>{e(title)}</h2>" + cards(
+        [*counted, ("compared", metrics.get("compared")), ("accuracy", metrics.get("accuracy")),
+         ("MCC", metrics.get("mcc")), ("true +", metrics.get("tp")), ("false +", metrics.get("fp")),
+         ("true −", metrics.get("tn")), ("false −", metrics.get("fn"))])
 
 
 def summary_table(summary: dict[str, Any], skip: frozenset[str] = frozenset()) -> str:
