@@ -147,9 +147,9 @@ def _medium(text: str, settings: Settings) -> tuple[str, dict[str, tuple[float, 
 
 
 def _on_medium(model: cobra.Model, args: argparse.Namespace, settings: Settings, biochem: BiochemIndex
-               ) -> tuple[str, list[Any], list[str]]:
-    """Apply --medium and --objective; returns (medium name, the model's exchanges, the medium's
-    compounds without an exchange)."""
+               ) -> tuple[str, dict[str, tuple[float, float]], list[Any], list[str]]:
+    """Apply --medium and --objective; returns (medium name, the medium, the model's exchanges, the
+    medium's compounds without an exchange)."""
     from gem_flux_mcp.modeling import fba, media
 
     name, medium = _medium(args.medium, settings)
@@ -158,7 +158,7 @@ def _on_medium(model: cobra.Model, args: argparse.Namespace, settings: Settings,
         raise ValidationError(ErrorCode.MEDIA_INCOMPATIBLE, f"No compound of medium {name} has an exchange "
                               "reaction in the model.", details={"medium": name})
     model.objective = fba.check_objective(model, args.objective, model.id or "model")
-    return name, exchanges, report.missing
+    return name, medium, exchanges, report.missing
 
 
 def _observed(path_text: str | None) -> dict[str, bool] | None:
@@ -207,7 +207,7 @@ def _essentiality(args: argparse.Namespace, settings: Settings) -> dict[str, Any
 
     threshold = check_threshold(args.threshold)
     model = _load(args.model)
-    medium, _, _ = _on_medium(model, args, settings, _biochem(settings))
+    medium, _, _, _ = _on_medium(model, args, settings, _biochem(settings))
     result = single_deletions(model, args.target)
     rows = deletion_rows(result.wild_type_growth, result.growth, result.closes, threshold)
     essential = [r["id"] for r in rows if r["status"] == "essential"]
@@ -254,32 +254,32 @@ def _phenotypes(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
 
 
 def _fermentation(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    import dataclasses
+
     from gem_flux_mcp.modeling.fermentation import check_min_ratio, check_observed, fermentation_products
-    from gem_flux_mcp.services.fermentation import COLUMNS
+    from gem_flux_mcp.services.fermentation import COLUMNS, named_products, scored_calls, table_rows
 
     ratio = check_min_ratio(args.min_ratio)
     observed = check_observed([p.strip() for p in args.observed.split(",") if p.strip()] if args.observed else None)
     model = _load(args.model)
     biochem = _biochem(settings)
-    name, medium = _medium(args.medium, settings)
-    _, exchanges, _ = _on_medium(model, args, settings, biochem)
+    name, medium, exchanges, _ = _on_medium(model, args, settings, biochem)
     found = fermentation_products(model, exchanges, medium, min_ratio=ratio)
-    names = biochem.compound_names([p.compound_id for p in found.products + found.minor])
-    rows = [{"compound_id": p.compound_id, "name": names.get(p.compound_id, (p.name, ""))[0], "flux": p.flux,
-             "per_growth": p.per_growth, "fva_min": p.fva_min, "fva_max": p.fva_max, "in_medium": p.in_medium,
-             "scored_as": p.scored_as, "pathway": [s.reaction_id for s in p.pathway]}
-            for p in found.products + found.minor]
+    products = named_products(biochem, [dataclasses.asdict(p) for p in found.products])
+    minor = named_products(biochem, [dataclasses.asdict(p) for p in found.minor])
     made = [k for k, v in found.predicted.items() if v]
-    lines = [f"{model.id} on {name}: growth {found.growth:.4g} /h; {len(found.products)} compounds secreted at >= "
+    lines = [f"{model.id} on {name}: growth {found.growth:.4g} /h; {len(products)} compounds secreted at >= "
              f"{ratio:g} x growth; fermentation products: {', '.join(made) or 'none'}"]
-    lines += [f"  {r['name']} ({r['compound_id']}): {r['flux']:.4g} mmol/gDW/h, {r['per_growth']:g} x growth"
-              f"{' (also in the medium)' if r['in_medium'] else ''}" for r in rows[:len(found.products)][:15]]
+    lines += [f"  {p['name']} ({p['compound_id']}): {p['flux']:.4g} mmol/gDW/h, {p['per_growth']:g} x growth"
+              f"{' (also in the medium)' if p['in_medium'] else ''}" for p in products[:15]]
     if found.reversed_atp_transport:
         lines.append("warning: ATP-driven transporters run backwards: "
                      + ", ".join(rid for rid, _ in found.reversed_atp_transport))
-    predicted = set(made) | {p.compound_id for p in found.products}
-    comparison = _compared(lines, sorted(predicted), list(dict.fromkeys([*found.predicted, *(observed or {})])),
-                           observed, "product")
+    comparison = None
+    if observed:
+        predicted, tested = scored_calls(found.predicted, products, observed)
+        comparison = _compared(lines, sorted(predicted), tested, observed, "product")
+    rows = table_rows(products + minor)
     lines += _write(args.out, COLUMNS, rows)
     return {"lines": lines, "growth": found.growth, "predicted": found.predicted, "products": rows,
             "reversed_atp_transport": found.reversed_atp_transport, "comparison": comparison}
@@ -291,7 +291,7 @@ def _fva(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
 
     fraction = check_fraction(args.fraction)
     model = _load(args.model)
-    medium, _, _ = _on_medium(model, args, settings, _biochem(settings))
+    medium, _, _, _ = _on_medium(model, args, settings, _biochem(settings))
     wanted = [r.strip() for r in args.reactions.split(",") if r.strip()] or None
     result = flux_variability(model, wanted, fraction, args.loopless)
     rows = variability_rows(result.minimum, result.maximum)

@@ -140,7 +140,7 @@ def _fba(args: argparse.Namespace, settings: Settings, started: float) -> dict[s
 
     biochem = _biochem(settings)
     model = _load(args.model)
-    name, exchanges, missing = _on_medium(model, args, settings, biochem)
+    name, _, exchanges, missing = _on_medium(model, args, settings, biochem)
     objective = args.objective.strip()
     result = fba.run_fba(model, model_id=model.id or Path(args.model).stem, media_id=name, objective=objective,
                          maximize=True, flux_threshold=1e-6, pfba=args.pfba, exchanges=exchanges,

@@ -18,8 +18,10 @@ if TYPE_CHECKING:
     import cobra
 
 ATP, ADP, AMP = "cpd00002", "cpd00008", "cpd00018"
-# what crosses with the solute without being it: water, and the ions ATP synthases translocate
-NOT_A_SOLUTE = frozenset({"cpd00001", "cpd00067", "cpd00971"})
+# the ions ATP synthases and redox pumps translocate: moving only these is not transport
+PUMPED_IONS = frozenset({"cpd00067", "cpd00971"})  # H+, Na+
+# what crosses with an ATP-driven transporter's solute without being it: water, the pumped ions, the nucleotides
+NOT_A_SOLUTE = PUMPED_IONS | {"cpd00001", ATP, ADP, AMP}
 _MET_ID = re.compile(r"^(cpd\d{5})_([a-z])\d*$")
 ACTIVE = 1e-7
 
@@ -40,21 +42,17 @@ def atp_hydrolysis_sign(stoichiometry: Mapping[str, float]) -> int | None:
     atp = by_compound.get(ATP, {})
     spent = [c for c in atp.values() if c]
     made = [c for cpd in (ADP, AMP) for c in by_compound.get(cpd, {}).values() if c]
-    if len(spent) != 1 or not made or spent[0] * made[0] > 0:
-        return None
-    # a solute: anything but water, H+, Na+ and the nucleotides that is found outside the cytosol
-    if not any(set(places) - {"c"} for cpd, places in by_compound.items()
-               if cpd not in NOT_A_SOLUTE and cpd not in (ATP, ADP, AMP)):
+    if len(spent) != 1 or not made or spent[0] * made[0] > 0 or not moves_solute(stoichiometry, NOT_A_SOLUTE):
         return None
     return 1 if spent[0] < 0 else -1
 
 
-def moves_solute(stoichiometry: Mapping[str, float]) -> bool:
-    """Something besides H+ and Na+ found outside the cytosol ({cpd#####_c0: coefficient}): a
-    transporter, not a redox pump that only translocates protons."""
+def moves_solute(stoichiometry: Mapping[str, float], ignore: frozenset[str] = PUMPED_IONS) -> bool:
+    """A compound other than those in `ignore` found outside the cytosol ({cpd#####_c0:
+    coefficient}): a transporter, not a redox pump that only translocates protons."""
     for met in stoichiometry:
         match = _MET_ID.match(met)
-        if match and match.group(2) != "c" and match.group(1) not in ("cpd00067", "cpd00971"):
+        if match and match.group(2) != "c" and match.group(1) not in ignore:
             return True
     return False
 

@@ -48,8 +48,7 @@ DIFFUSIBLE_END_PRODUCTS = frozenset({
 # other names people use for them (organic acids by acid name, as papers list them)
 SYNONYMS = {"acetic acid": "acetate", "formic acid": "formate", "butyric acid": "butyrate",
             "propionic acid": "propionate", "lactic acid": "lactate", "dl-lactic acid": "lactate",
-            "l-lactate": "lactate", "d-lactate": "lactate", "succinic acid": "succinate", "hydrogen": "H2",
-            "h2": "H2"}
+            "l-lactate": "lactate", "d-lactate": "lactate", "succinic acid": "succinate", "hydrogen": "H2"}
 
 # cofactors and inorganic compounds a pathway trace walks past (ModelSEED ids)
 CURRENCY = frozenset({

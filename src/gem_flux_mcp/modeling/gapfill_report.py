@@ -186,7 +186,7 @@ def _warnings(run: GapfillRun) -> list[str]:
     if not quality["atp_with_all_uptakes_closed"]["passed"]:
         notes.append("The model makes ATP with every uptake closed (an energy-generating cycle)"
                      + (": run gapfill_mode='full' so ATP correction removes it." if run.atp is None else "."))
-    if not quality.get("no_atp_driven_transport_backwards", {"passed": True})["passed"]:
+    if not quality["no_atp_driven_transport_backwards"]["passed"]:
         notes.append("An ATP-driven transporter can run backwards and make ATP.")
     if run.atp_transport_oriented:
         notes.append(f"{len(run.atp_transport_oriented)} ATP-driven transporters could run backwards (making ATP); "

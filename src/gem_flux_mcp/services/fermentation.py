@@ -4,9 +4,11 @@ from the database, paged, compared with observed products and recorded with the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.modeling import fba
 from gem_flux_mcp.modeling.fermentation import MIN_RATIO, SCORED_PRODUCTS, check_min_ratio, check_observed
 from gem_flux_mcp.services import results
@@ -38,9 +40,8 @@ def store_fermentation(ws: Workspace, job: FermentationJob, outcome: Fermentatio
                        offset: int = 0, output_path: Path | None = None) -> results.FermentationResult:
     found = outcome.result
     calls = check_observed(observed)
-    products = [_product(ws, p) for p in found["products"]]
-    minor = [_product(ws, p) for p in found["minor"]]
-    _name(ws, products + minor)
+    products = named_products(ws.biochem, found["products"])
+    minor = named_products(ws.biochem, found["minor"])
     made = sorted(name for name, yes in found["predicted"].items() if yes)
     organic = [p for p in products if not p["in_medium"]]
     summary = {
@@ -48,17 +49,12 @@ def store_fermentation(ws: Workspace, job: FermentationJob, outcome: Fermentatio
         "products_not_in_medium": len(organic), "scored_products_made": made,
         "reversed_atp_transport": [rid for rid, _ in found["reversed_atp_transport"]],
     }
-    comparison = None
-    if calls is not None:
-        predicted = set(made) | {p["compound_id"] for p in products}
-        tested = list(dict.fromkeys([*SCORED_PRODUCTS, *calls]))
-        comparison = compare(predicted, tested, calls, "product")
+    comparison = compare(*scored_calls(found["predicted"], products, calls), calls, "product") if calls else None
     ws.store.add_result(ws.workspace_id, job.model_id, "fermentation_products", job.media_id, {
         **summary, "secreted": [{"compound_id": p["compound_id"], "name": p["name"], "flux": p["flux"],
                                  "per_growth": p["per_growth"], "in_medium": p["in_medium"]} for p in products[:100]],
         **({"comparison": comparison["metrics"]} if comparison else {})})
-    written = write_tsv(output_path, COLUMNS, [{**p, "pathway": [s["reaction_id"] for s in p["pathway"]]}
-                                               for p in products + minor]) if output_path is not None else None
+    written = write_tsv(output_path, COLUMNS, table_rows(products + minor)) if output_path is not None else None
     return results.FermentationResult.model_validate({
         "success": True, "model_id": job.model_id, "media_id": job.media_id, "objective": job.objective,
         "summary": summary, "predicted": found["predicted"], "products": products[offset:offset + PAGE],
@@ -69,24 +65,31 @@ def store_fermentation(ws: Workspace, job: FermentationJob, outcome: Fermentatio
     })
 
 
-def _product(ws: Workspace, raw: dict[str, Any]) -> dict[str, Any]:
-    return {"compound_id": raw["compound_id"], "name": raw["name"], "flux": raw["flux"],
-            "per_growth": raw["per_growth"], "fva_min": raw["fva_min"], "fva_max": raw["fva_max"],
-            "in_medium": raw["in_medium"], "scored_as": raw["scored_as"],
-            "pathway": [{"reaction_id": s["reaction_id"], "name": s["name"], "flux": s["flux"],
-                         "gene_rule": s["gene_rule"][:200], "source": s["source"]} for s in raw["pathway"]]}
+def named_products(biochem: BiochemIndex, raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Products as plain data (modeling.fermentation.Product as a dict) with the database's names
+    for compounds and pathway reactions (model names carry compartment suffixes)."""
+    compounds = biochem.compound_names([p["compound_id"] for p in raw])
+    reactions = biochem.reaction_names({s["reaction_id"].rsplit("_", 1)[0] for p in raw for s in p["pathway"]})
+    return [{"compound_id": p["compound_id"], "name": compounds.get(p["compound_id"], (p["name"], ""))[0],
+             "flux": p["flux"], "per_growth": p["per_growth"], "fva_min": p["fva_min"], "fva_max": p["fva_max"],
+             "in_medium": p["in_medium"], "scored_as": p["scored_as"],
+             "pathway": [{"reaction_id": s["reaction_id"],
+                          "name": reactions.get(s["reaction_id"].rsplit("_", 1)[0]) or s["name"], "flux": s["flux"],
+                          "gene_rule": s["gene_rule"][:200], "source": s["source"]} for s in p["pathway"]]}
+            for p in raw]
 
 
-def _name(ws: Workspace, products: list[dict[str, Any]]) -> None:
-    """Database names for compounds and reactions (model names carry compartment suffixes)."""
-    compounds = ws.biochem.compound_names([p["compound_id"] for p in products])
-    reactions = ws.biochem.reaction_names({s["reaction_id"].rsplit("_", 1)[0] for p in products
-                                           for s in p["pathway"]})
-    for p in products:
-        if p["compound_id"] in compounds:
-            p["name"] = compounds[p["compound_id"]][0]
-        for step in p["pathway"]:
-            step["name"] = reactions.get(step["reaction_id"].rsplit("_", 1)[0]) or step["name"]
+def table_rows(products: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows of the TSV (COLUMNS): each pathway as its reaction ids."""
+    return [{**p, "pathway": [s["reaction_id"] for s in p["pathway"]]} for p in products]
+
+
+def scored_calls(predicted: Mapping[str, bool], products: list[dict[str, Any]], observed: Mapping[str, bool]
+                 ) -> tuple[set[str], list[str]]:
+    """What to compare with observed products: the ids called positive (scored products made, and
+    any compound secreted as a product) and the ids tested (the scored products and every observed one)."""
+    made = {name for name, yes in predicted.items() if yes} | {p["compound_id"] for p in products}
+    return made, list(dict.fromkeys([*SCORED_PRODUCTS, *observed]))
 
 
 def _interpretation(found: dict[str, Any], products: list[dict[str, Any]]) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from gem_flux_mcp.modeling.gapfill.network import EMPTY_THRESHOLD, AtpTest, Medium, Network
-from gem_flux_mcp.modeling.gapfill.steps import ban_until_passing, with_open
+from gem_flux_mcp.modeling.gapfill.steps import ban_until_passing, exceeds, with_closed, with_open
 
 
 def other_directions(net: Network, chosen: Sequence[int]) -> list[int]:
@@ -48,11 +48,10 @@ def open_both_ways(net: Network, chosen: Sequence[int], tests: Sequence[AtpTest]
     for test in tests:
         if test.medium not in cache:
             cache[test.medium] = net.bounds(atp_media[test.medium], atp_test=True)
-        lower, upper = cache[test.medium]
-        banned = ban_until_passing(net, lower, with_open(upper, [*chosen, *extra]), extra, net.atp_column,
-                                   test.threshold, max_rounds=len(extra))
-        extra, refused = _drop(net, lower, with_open(upper, [*chosen, *extra]), extra, banned, net.atp_column,
-                               test.threshold, f"ATP test {test.medium}", refused)
+        lower, upper = cache[test.medium][0], with_open(cache[test.medium][1], [*chosen, *extra])
+        banned = ban_until_passing(net, lower, upper, extra, net.atp_column, test.threshold, max_rounds=len(extra))
+        extra, refused = _drop(net, lower, upper, extra, banned, net.atp_column, test.threshold,
+                               f"ATP test {test.medium}", refused)
     for without_carbon in carbon_free:
         lower, upper = net.bounds(without_carbon, allowed=[*chosen, *extra])
         banned = ban_until_passing(net, lower, upper, extra, target_column, EMPTY_THRESHOLD, max_rounds=len(extra))
@@ -66,12 +65,7 @@ def _drop(net: Network, lower: np.ndarray, upper: np.ndarray, extra: list[int], 
     """`extra` less the banned columns; all of it when the test still fails without them (the
     ban loop found no single offender)."""
     kept = [i for i in extra if i not in banned]
-    closed = upper.copy()
-    closed[banned_columns(banned)] = 0.0
-    if kept and net.lp.maximize(column, lower, closed) > threshold * (1 + 1e-6) + 1e-9:
+    closed = with_closed(upper, np.fromiter(sorted(banned), dtype=int))
+    if kept and exceeds(net.lp.maximize(column, lower, closed), threshold):
         banned, kept = banned | set(kept), []
     return kept, refused + [(i, why) for i in sorted(banned)]
-
-
-def banned_columns(banned: set[int]) -> np.ndarray:
-    return np.fromiter(sorted(banned), dtype=int)

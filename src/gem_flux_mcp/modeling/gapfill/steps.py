@@ -77,13 +77,13 @@ def with_open(upper: np.ndarray, columns: Iterable[int]) -> np.ndarray:
     return upper
 
 
-def _with_closed(upper: np.ndarray, columns: np.ndarray) -> np.ndarray:
+def with_closed(upper: np.ndarray, columns: np.ndarray) -> np.ndarray:
     upper = upper.copy()
     upper[columns] = 0.0
     return upper
 
 
-def _exceeds(value: float, threshold: float) -> bool:
+def exceeds(value: float, threshold: float) -> bool:
     """Above a test's threshold by more than the solver's tolerance."""
     return value > threshold * (1 + 1e-6) + 1e-9
 
@@ -96,7 +96,7 @@ def ban_until_passing(net: Network, lower: np.ndarray, upper: np.ndarray, suspec
     upper = upper.copy()
     for _ in range(max_rounds):
         most = net.lp.maximize(target_column, lower, upper)
-        if not _exceeds(most, threshold):
+        if not exceeds(most, threshold):
             break
         # banned columns are closed (upper 0, and no column runs below 0), so they carry no flux;
         # leaving them among the suspects keeps the cost LP's objective the same every round,
@@ -125,7 +125,7 @@ def reopen_unneeded(net: Network, tests: list[AtpTest], media: Mapping[str, Medi
     proven: list[tuple[float, np.ndarray | None, float]] = []
     closed = np.fromiter(kept, dtype=int)
     for _test, lower, upper in checks:
-        proven.append((*net.lp.maximize_with_bound_prices(net.atp_column, lower, _with_closed(upper, closed)), 0.0)
+        proven.append((*net.lp.maximize_with_bound_prices(net.atp_column, lower, with_closed(upper, closed)), 0.0)
                       if use_prices else (np.inf, None, 0.0))
     for i in reversed(order):
         kept.discard(i)
@@ -137,8 +137,8 @@ def reopen_unneeded(net: Network, tests: list[AtpTest], media: Mapping[str, Medi
             if most + rise <= test.threshold:
                 updated[n] = (most, prices, rise)
                 continue
-            most, prices = net.lp.maximize_with_bound_prices(net.atp_column, lower, _with_closed(upper, closed))
-            if _exceeds(most, test.threshold):
+            most, prices = net.lp.maximize_with_bound_prices(net.atp_column, lower, with_closed(upper, closed))
+            if exceeds(most, test.threshold):
                 kept.add(i)
                 break
             updated[n] = (most, prices, 0.0) if use_prices else (np.inf, None, 0.0)

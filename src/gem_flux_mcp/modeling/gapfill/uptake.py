@@ -9,12 +9,13 @@ essentiality MCC 0.419 → 0.504, benchmarks/README.md). For each compound of th
 that the model has no exchange for but can make itself, the cheapest template reaction carrying
 it from e0 into c0 is added (weakly genome-supported transporters are cheaper, so they come
 first), in both directions where the chemistry allows (directions.py), unless it breaks an ATP
-test or lets the model grow without carbon. Compounds the model cannot make are left alone: a transporter without genome
-evidence would only turn them into new electron acceptors or carbon sources (FT medium's trace
-arsenate became an electron sink for E. coli). Gases and alcohols the model makes (H2, ethanol,
-acetone, butanol, ...; fermentation.DIFFUSIBLE_END_PRODUCTS) but cannot let out get the cheapest
-template transporter too: they diffuse through membranes. Organic acids do not: tried, the optimum
-then secretes formate through transporters without evidence (benchmarks/README.md).
+test or lets the model grow without carbon. Compounds the model cannot make are left alone: a
+transporter without genome evidence would only turn them into new electron acceptors or carbon
+sources (FT medium's trace arsenate became an electron sink for E. coli). Gases and alcohols the
+model makes (H2, ethanol, acetone, butanol, ...; fermentation.DIFFUSIBLE_END_PRODUCTS) but cannot
+let out get the cheapest template transporter too: they diffuse through membranes. Organic acids
+do not: tried, the optimum then secretes formate through transporters without evidence
+(benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -95,15 +96,14 @@ def complete_uptake(model: cobra.Model, template: Any, media: Sequence[Medium], 
                                          cache)
     rejected += [(net.fluxes[i].reaction, net.fluxes[i].direction, why) for i, why in refused]
 
-    def directions(columns: list[int]) -> list[tuple[str, int]]:
-        return sorted({(net.fluxes[c].reaction, net.fluxes[c].direction) for c in columns})
+    def with_other_ways(columns: list[int]) -> list[tuple[str, int]]:
+        """(reaction, direction) of `columns` and of the other directions opened for their reactions."""
+        reactions = {net.fluxes[c].reaction for c in columns}
+        both = [*columns, *(i for i in other_ways if net.fluxes[i].reaction in reactions)]
+        return sorted({(net.fluxes[c].reaction, net.fluxes[c].direction) for c in both})
 
-    reverse_of = {net.fluxes[i].reaction: i for i in other_ways}
-    inward = [c for (way, _), c in chosen.items() if way == "in"]
-    outward = [c for (way, _), c in chosen.items() if way == "out"]
-    added = directions([*inward, *(reverse_of[r] for r in {net.fluxes[c].reaction for c in inward} if r in reverse_of)])
-    exported = directions([*outward, *(reverse_of[r] for r in {net.fluxes[c].reaction for c in outward}
-                                       if r in reverse_of)])
+    added = with_other_ways([c for (way, _), c in chosen.items() if way == "in"])
+    exported = with_other_ways([c for (way, _), c in chosen.items() if way == "out"])
     exchanges = apply_changes(model, template, added, source="medium_uptake", weak=discounts)
     exchanges += apply_changes(model, template, [e for e in exported if e not in added], source="end_product_export",
                                weak=discounts)
