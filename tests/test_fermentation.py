@@ -3,7 +3,7 @@
 Fast tests on hand-written reactions and a toy template; then the real E. coli draft gapfilled on
 the fermentation medium FT and a Z. mobilis build, checked with COBRApy directly (pFBA, FVA,
 reaction bounds) against the known products: E. coli makes acetate, formate and ethanol
-anaerobically; Z. mobilis makes ethanol.
+anaerobically; Z. mobilis makes ethanol; B. thetaiotaomicron makes acetate, propionate and H2.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ ALANINE_ABC = {"cpd00001_c0": -1, "cpd00002_c0": -1, "cpd00035_e0": -1, "cpd0000
 ATP_SYNTHASE = {"cpd00008_c0": -1, "cpd00009_c0": -1, "cpd00067_e0": -4, "cpd00001_c0": 1, "cpd00002_c0": 1,
                 "cpd00067_c0": 3}  # rxn08173
 ACETATE_SYMPORT = {"cpd00029_e0": -1, "cpd00067_e0": -1, "cpd00029_c0": 1, "cpd00067_c0": 1}  # rxn05488
-ACETATE, FORMATE, ETHANOL = "cpd00029", "cpd00047", "cpd00363"
+ACETATE, FORMATE, ETHANOL, PROPIONATE, H2 = "cpd00029", "cpd00047", "cpd00363", "cpd00141", "cpd11640"
 
 
 def test_atp_driven_transporters_are_told_from_atp_synthase_and_symports() -> None:
@@ -191,6 +191,31 @@ def test_zymomonas_secretes_ethanol(data_dir: Path, biochem: BiochemIndex, cache
                         cache_dir=cache_dir, biochem=biochem)
     growth, secreted = secreted_by_cobrapy(built.model, medium)
     assert growth > 0.01 and secreted.get(ETHANOL, 0.0) >= 0.25 * growth
+
+
+@pytest.mark.slow
+def test_bacteroides_makes_h2_through_its_own_bifurcating_hydrogenase(data_dir: Path, biochem: BiochemIndex,
+                                                                     cache_dir: Path) -> None:
+    """B. thetaiotaomicron ferments to acetate, propionate and H2. Its model oxidises pyruvate
+    with ferredoxin and makes H2 from ferredoxin and NADH with the bifurcating hydrogenase that
+    homology to C. ljungdahlii's HydABC brings (a gene rule, no gapfilling); COBRApy's pFBA secretes
+    all three at the protocol's ratio."""
+    proteins = read_proteins_file(data_dir / "fermentation" / "GCF_000011065.1_ASM1106v1_protein.faa.gz",
+                                  "proteins").proteins
+    medium = ft_medium(data_dir)
+    model = reconstruct("btheta", proteins, {"FT": medium}, template="auto", data_dir=data_dir,
+                        cache_dir=cache_dir, biochem=biochem).model
+    growth, secreted = secreted_by_cobrapy(model, medium)
+    assert growth > 0.01
+    for product in (H2, ACETATE, PROPIONATE):
+        assert secreted.get(product, 0.0) >= 0.25 * growth, product
+    with model:
+        apply_exchange_medium(model, medium)
+        fluxes = pfba(model).fluxes
+    hydrogenase = model.reactions.get_by_id("rxn16350_c0")
+    assert hydrogenase.gene_reaction_rule and "homology" in hydrogenase.notes["gemflux_sources"]
+    assert fluxes["rxn16350_c0"] < -1e-6  # 2 H2 made from NADH + reduced ferredoxin
+    assert fluxes["rxn05938_c0"] < -1e-6  # pyruvate -> acetyl-CoA + CO2, ferredoxin reduced
 
 
 def test_a_gas_or_alcohol_the_model_makes_gets_a_way_out_and_an_acid_does_not() -> None:

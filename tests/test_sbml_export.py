@@ -232,7 +232,8 @@ def test_gapfilled_model_conserves_mass(ecoli_run: tuple[gf.GapfillRun, dict[str
     internal reactions (biomass told by its SBO term, boundaries by their one metabolite) makes
     or destroys a metabolite. The template reactions left out as unsound are what made it fail:
     with one of them back, it does."""
-    from gem_flux_mcp.data.templates import UNSOUND_REACTIONS, template_path
+    from gem_flux_mcp.data.template_fixes import UNSOUND_REACTIONS
+    from gem_flux_mcp.data.templates import template_path
 
     back, _ = export_and_check(ecoli_run[0].model, tmp_path / "gapfilled.xml", biochem, caplog)
     biomass = {r.id for r in back.reactions if r.annotation.get("sbo") == "SBO:0000629"}

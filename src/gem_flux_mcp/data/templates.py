@@ -4,10 +4,9 @@ Parsing uses ModelSEEDpy's `MSTemplateBuilder` (0.6 s for GramNegative; imports 
 about 2.5 s). Only processes that build or gapfill pay for it: the server hands that work to a
 worker process, so its own start-up stays fast.
 
-A few template reactions are left out when a template is parsed (`UNSOUND_REACTIONS`, each with
-its reason): their ModelSEED stoichiometry is wrong in a way that makes a network holding them
-create mass from nothing (no positive mass for every metabolite conserves it, MEMOTE's
-stoichiometric consistency), and drafts and gapfilling reach them through the template only.
+Every parsed template carries the corrections of `template_fixes` (reactions left out because they
+make mass from nothing, directions the template wrongly forbids, database reactions it lacks), each
+with its reason; drafts, homology and gapfilling all see the corrected template.
 """
 
 from __future__ import annotations
@@ -22,31 +21,13 @@ from typing import Any, Literal, get_args
 from gem_flux_mcp.error_codes import ErrorCode
 
 from ..errors import DataError, ValidationError
+from .template_fixes import apply_template_fixes
 
 TemplateName = Literal["GramNegative", "GramPositive", "Core"]
 BUILD_TEMPLATES: tuple[str, ...] = get_args(TemplateName)
 AUTO_TEMPLATE = "auto"  # build: chosen from the genome (modeling/gram.py)
 TemplateChoice = Literal["GramNegative", "GramPositive", "Core", "auto"]
 ATP_TEMPLATE = "Core-V5.2"
-
-# Template reactions left out of every parsed template (so of drafts, homology and gapfilling), with
-# why. All are 'gapfilling' reactions of the GramNegative, GramPositive and Core templates (no
-# complex: a draft only gets them from BiGG homology). Each differs from the BiGG reaction ModelSEED
-# aliases it to (iML1515) by water, or is short of a hydrogen, and together with correct template
-# reactions it makes water or protons from nothing; e.g. rxn08929 + rxn08939 turn murein4p3p into
-# D-alanine + 2 anhgm3p, while rxn08938 + rxn08077 (which agree with BiGG) take a water for it.
-UNSOUND_REACTIONS: dict[str, str] = {
-    "rxn08887": "murein crosslinking transpeptidase 1A releases water; transpeptidation does not (BiGG MCTP1App)",
-    "rxn08888": "murein crosslinking transpeptidase 1B releases water; transpeptidation does not (BiGG MCTP1Bpp)",
-    "rxn08895": "murein D,D-endopeptidase (murein4px4p) uses two waters for one peptide bond (BiGG MDDEP1pp: one)",
-    "rxn08897": "murein D,D-endopeptidase (murein5px4p) uses two waters for one peptide bond (BiGG MDDEP3pp: one)",
-    "rxn08931": "murein L,D-endopeptidase (murein3px3p) uses two waters for one peptide bond (BiGG MLDEP1pp: one)",
-    "rxn08932": "murein L,D-endopeptidase (murein5px3p) uses two waters for one peptide bond (BiGG MLDEP2pp: one)",
-    "rxn08939": "murein lytic transglycosylase (murein3p3p) releases water; the transglycosylation is "
-                "intramolecular (BiGG MLTGY3pp), as in the template's rxn08937/rxn08938",
-    "rxn10937": "KAS_HP, 3-oxoacyl-ACP synthase and reductase lumped, loses a hydrogen (by the template's own "
-                "formulas) and releases one proton less than its two steps rxn05344 + rxn05336, which stay",
-}
 
 _lock = threading.Lock()
 _cache: dict[tuple[str, int, int], Any] = {}
@@ -114,10 +95,10 @@ def load_template(data_dir: Path, name: str) -> Any:
         try:
             with path.open() as handle:
                 content = json.load(handle)
-            content["reactions"] = [r for r in content["reactions"]
-                                    if str(r.get("id", "")).rsplit("_", 1)[0] not in UNSOUND_REACTIONS]
-            template = MSTemplateBuilder.from_dict(content).build()
+            fixed = apply_template_fixes(content, add_reactions=name != ATP_TEMPLATE)
+            template = MSTemplateBuilder.from_dict(fixed).build()
         except (ValueError, KeyError, TypeError) as exc:
             raise DataError(ErrorCode.TEMPLATE_LOAD_ERROR, f"Template {name} could not be parsed: {exc}") from exc
         _cache[key] = template
         return template
+

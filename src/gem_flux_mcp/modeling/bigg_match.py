@@ -48,7 +48,10 @@ from typing import Any, Protocol
 
 PROTON = "cpd00067"
 COMPARTMENTS = {"c": "c", "p": "e", "e": "e"}  # BiGG compartment -> template compartment
-SAME_AS = {"mql7": "mql8", "mqn7": "mqn8"}  # BiGG compound -> the one it is matched as
+# BiGG compound -> the one it is matched as. BiGG's [4Fe-4S] ferredoxin (fdxo_42/fdxr_42) carries an
+# electron pair, as ModelSEED's cpd11621/cpd11620 do in the templates (data/template_fixes.py); their
+# aliases name BiGG's one-electron fdxox/fdxrd
+SAME_AS = {"mql7": "mql8", "mqn7": "mqn8", "fdxo_42": "fdxox", "fdxr_42": "fdxrd"}
 BOUND_CARRIER = "fadh2_c"  # made and used by one enzyme: not a free pool
 OUTSIDE = "_e"  # suffix of a matched id whose cytosolic template reaction runs outside the cell
 Key = tuple[tuple[tuple[str, str], float], ...]
