@@ -114,3 +114,16 @@ def test_bigg_ferredoxin_reactions_reach_the_template(data_dir: Path, biochem: B
     assert "rxn05938" in found["POR"]
     assert "rxn05759" in found["HYDFDi"]
     assert "rxn16350" in found["HYDFDN"]
+
+
+def test_ribokinase_no_longer_brings_adp_phosphofructokinase(data_dir: Path) -> None:
+    """In the template files ribokinase (EC 2.7.1.15) is the one role of a complex of ADP-dependent
+    phosphofructokinase (rxn04043, EC 2.7.1.146), so every genome with a ribokinase had it; run
+    backwards it made bifidobacteria and lactobacilli split all sugar to acetate."""
+    raw = next(r for r in json.loads(template_path(data_dir, "GramPositive").read_text())["reactions"]
+               if r["id"] == "rxn04043_c")
+    assert "~/complexes/id/cpx32729" in raw["templatecomplex_refs"]
+    for name in ("GramNegative", "GramPositive"):
+        reaction = load_template(data_dir, name).reactions.get_by_id("rxn04043_c")
+        roles = {role.name for complex_ in reaction.complexes for role in complex_.roles}
+        assert not any("ribokinase" in r for r in roles)

@@ -9,6 +9,7 @@ All were measured on the development organisms before they were kept (benchmarks
   and the Core-V5.2 template, whose ferredoxin carries one); together with the others they make
   electrons, and so energy, from nothing. With the database's charges, a reaction whose charge is
   off and balances with half its ferredoxins gets half.
+- `WRONG_COMPLEXES`: a role that names another enzyme, taken off a reaction.
 - `DIRECTION_FIXES`: a direction the template forbids or allows against what the database's
   thermodynamics or the enzyme's known role says.
 - `ADDED_REACTIONS`: database reactions the genome-scale templates lack, written in the templates'
@@ -53,6 +54,13 @@ DIRECTION_FIXES: dict[str, tuple[str, str]] = {
 # the database's charges: an electron pair apart (the Core-V5.2 template gives the reduced form +5)
 FERREDOXIN = {"cpd11620": 4.0, "cpd11621": 6.0}
 
+# reaction -> (complex, why): a complex that does not catalyse the reaction, taken off it
+WRONG_COMPLEXES: dict[str, tuple[str, str]] = {
+    "rxn04043": ("cpx32729", "ribokinase (EC 2.7.1.15) is the only role of the complex that brings ADP-dependent "
+                             "phosphofructokinase (EC 2.7.1.146) to every genome with a ribokinase; run backwards it "
+                             "turns fructose-1,6-bisphosphate and AMP into ADP, a phosphatase that makes ATP"),
+}
+
 ADDED_REACTIONS: list[dict[str, Any]] = [
     {
         "id": "rxn05759",
@@ -88,6 +96,10 @@ def apply_template_fixes(content: dict[str, Any], add_reactions: bool = True) ->
                  if str(r.get("id", "")).rsplit("_", 1)[0] not in UNSOUND_REACTIONS]
     for reaction in reactions:
         _count_ferredoxin_per_pair(reaction, charges)
+        wrong = WRONG_COMPLEXES.get(str(reaction.get("id", "")).rsplit("_", 1)[0])
+        if wrong is not None:
+            reaction["templatecomplex_refs"] = [c for c in reaction.get("templatecomplex_refs", [])
+                                                if str(c).rsplit("/", 1)[-1] != wrong[0]]
         fix = DIRECTION_FIXES.get(str(reaction.get("id", "")).rsplit("_", 1)[0])
         if fix is not None:
             _set_direction(reaction, fix[0])
