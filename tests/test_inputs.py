@@ -106,6 +106,20 @@ def test_accessions_and_trailing_gene_symbols_do_not_block_a_role_match() -> Non
     assert matcher.match("ribosomal protein") == []
 
 
+def test_ncbi_bifunctional_names_match_each_function() -> None:
+    """NCBI's "bifunctional A/B": two full names, or two names sharing their last words (AdhE);
+    a slash elsewhere ("NAD(P)/FAD-dependent") splits nothing."""
+    matcher = RoleMatcher([("adh", "Alcohol dehydrogenase (EC 1.1.1.1)"),
+                           ("ribA", "GTP cyclohydrolase II (EC 3.5.4.25)"),
+                           ("ribB", "3,4-dihydroxy-2-butanone 4-phosphate synthase (EC 4.1.99.12)"),
+                           ("fad", "FAD-dependent oxidoreductase")])
+    assert [m.role_id for m in matcher.match("bifunctional acetaldehyde-CoA/alcohol dehydrogenase")] == ["adh"]
+    assert {m.role_id for m in matcher.match(
+        "bifunctional 3,4-dihydroxy-2-butanone-4-phosphate synthase/GTP cyclohydrolase II")} == {"ribA", "ribB"}
+    assert matcher.match("NAD(P)/FAD-dependent oxidoreductase") == []
+    assert matcher.match("acetaldehyde-CoA/alcohol dehydrogenase") == []  # not named bifunctional
+
+
 def test_duplicate_ids_are_named(tmp_path: Path) -> None:
     path = tmp_path / "dup.faa"
     path.write_text(">a\nMKV\n>b\nMKV\n>a\nMKL\n")

@@ -40,6 +40,19 @@ _ISOZYME_SUFFIX = re.compile(r"\s+(?:\d{1,2}|[A-Z]|I{1,3}|IV|V|VI{1,3})$")
 _GENE_SYMBOL_SUFFIX = re.compile(r"\s+(?:[A-Z][a-z]{2}|[a-z]{3})[A-Z]\d?$")
 _HEDGE_PREFIX = re.compile(r"^(?:putative|probable|predicted|possible)\s+", re.IGNORECASE)
 _SPLIT_FUNCTIONS = re.compile(r"\s*;\s+|\s+/\s+|\s+@\s+")
+_BIFUNCTIONAL = re.compile(r"^bifunctional\s+(\S.*?)/(\S.*)$", re.IGNORECASE)
+
+
+def bifunctional_parts(function: str) -> list[str]:
+    """NCBI names a two-function protein "bifunctional A/B" ("... synthase/GTP cyclohydrolase
+    II"), often with the last words shared ("bifunctional acetaldehyde-CoA/alcohol dehydrogenase":
+    acetaldehyde-CoA dehydrogenase and alcohol dehydrogenase): the names each function may have."""
+    match = _BIFUNCTIONAL.match(function.strip())
+    if not match:
+        return []
+    first, second = match.group(1).strip(), match.group(2).strip()
+    shared = second.split(" ", 1)[1] if " " in second else ""
+    return [first, second, *([f"{first} {shared}"] if shared and " " not in first else [])]
 
 
 def normalize_role(name: str) -> str:
@@ -57,7 +70,7 @@ class RoleMatch:
 
 class RoleMatcher:
     """Finds template roles for a function name: whole name, then each part of a multi-function
-    name ("A / B", "A; B"), then, only when no name matched, EC numbers."""
+    name ("A / B", "A; B", NCBI's "bifunctional A/B"), then, only when no name matched, EC numbers."""
 
     def __init__(self, roles: Iterable[tuple[str, str]]) -> None:
         self.by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)
@@ -72,7 +85,8 @@ class RoleMatcher:
 
     def match(self, function: str) -> list[RoleMatch]:
         found: dict[str, RoleMatch] = {}
-        parts = [function, *[p for p in _SPLIT_FUNCTIONS.split(function) if p != function]]
+        parts = [function, *[p for p in _SPLIT_FUNCTIONS.split(function) if p != function],
+                 *bifunctional_parts(function)]
         for part in parts:
             for role_id, name in self.by_name.get(normalize_role(part), []):
                 found.setdefault(role_id, RoleMatch(role_id, name, "name"))
