@@ -3,9 +3,9 @@
 All were measured on the development organisms before they were kept (benchmarks/README.md):
 - `UNSOUND_REACTIONS`: left out; their stoichiometry makes mass from nothing.
 - Ferredoxin counted per electron: the templates' ferredoxin (cpd11620 reduced, cpd11621
-  oxidised; charges +4 / +6 in the database) carries an electron pair, and the charge-balanced ferredoxin reactions
-  use one per pair (pyruvate:ferredoxin oxidoreductase, ferredoxin:NAD(P) oxidoreductases,
-  sulfite reductase). A few count one per electron (nitrogenase, ferredoxin nitrite reductase,
+  oxidised; charges +4 / +6 in the database) carries an electron pair, and the charge-balanced
+  ferredoxin reactions use one per pair (pyruvate:ferredoxin oxidoreductase, ferredoxin:NAD(P)
+  oxidoreductases, sulfite reductase). A few count one per electron (nitrogenase, ferredoxin nitrite reductase,
   and the Core-V5.2 template, whose ferredoxin carries one); together with the others they make
   electrons, and so energy, from nothing. With the database's charges, a reaction whose charge is
   off and balances with half its ferredoxins gets half.
@@ -68,8 +68,8 @@ ADDED_REACTIONS: list[dict[str, Any]] = [
         "direction": "=",
         "reagents": {"cpd11620": -1, "cpd00067": -2, "cpd11621": 1, "cpd11640": 1},
         "why": "the ferredoxin hydrogenase with which fermenting anaerobes dispose of the electrons of "
-               "pyruvate oxidation as H2; in the Core template (both ways) but not in the genome-scale "
-               "ones, so homology to a hydrogenase had nothing to add",
+               "pyruvate oxidation as H2; in the ATP-test template Core-V5.2 (both ways) but not in the "
+               "genome-scale ones, so homology to a hydrogenase had nothing to add",
     },
     {
         "id": "rxn16350",
