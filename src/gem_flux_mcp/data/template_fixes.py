@@ -5,9 +5,9 @@ All were measured on the development organisms before they were kept (benchmarks
 - Ferredoxin counted per electron: the templates' ferredoxin (cpd11620 reduced, cpd11621
   oxidised; charges +4 / +6 in the database) carries an electron pair, and the charge-balanced
   ferredoxin reactions use one per pair (pyruvate:ferredoxin oxidoreductase, ferredoxin:NAD(P)
-  oxidoreductases, sulfite reductase). A few count one per electron (nitrogenase, ferredoxin nitrite reductase,
-  and the Core-V5.2 template, whose ferredoxin carries one); together with the others they make
-  electrons, and so energy, from nothing. With the database's charges, a reaction whose charge is
+  oxidoreductases, sulfite reductase). A few count one per electron (nitrogenase, ferredoxin
+  nitrite reductase, and the Core-V5.2 template, whose ferredoxin carries one); together with the
+  others they make electrons, and so energy, from nothing. With the database's charges, a reaction whose charge is
   off and balances with half its ferredoxins gets half.
 - `WRONG_COMPLEXES`: a role that names another enzyme, taken off a reaction.
 - `DIRECTION_FIXES`: a direction the template forbids or allows against what the database's
@@ -89,18 +89,17 @@ def apply_template_fixes(content: dict[str, Any], add_reactions: bool = True) ->
     ATP tests hold models to, and there the bifurcating hydrogenase closes a cycle that makes ATP
     from nothing with the methanogenesis and ferredoxin reactions it carries."""
     for compound in content.get("compcompounds", []):
-        if str(compound.get("id", "")).rsplit("_", 1)[0] in FERREDOXIN:
-            compound["charge"] = FERREDOXIN[str(compound["id"]).rsplit("_", 1)[0]]
+        if _base(compound.get("id")) in FERREDOXIN:
+            compound["charge"] = FERREDOXIN[_base(compound["id"])]
     charges = {c.get("id"): float(c.get("charge") or 0.0) for c in content.get("compcompounds", [])}
-    reactions = [r for r in content["reactions"]
-                 if str(r.get("id", "")).rsplit("_", 1)[0] not in UNSOUND_REACTIONS]
+    reactions = [r for r in content["reactions"] if _base(r.get("id")) not in UNSOUND_REACTIONS]
     for reaction in reactions:
         _count_ferredoxin_per_pair(reaction, charges)
-        wrong = WRONG_COMPLEXES.get(str(reaction.get("id", "")).rsplit("_", 1)[0])
+        wrong = WRONG_COMPLEXES.get(_base(reaction.get("id")))
         if wrong is not None:
             reaction["templatecomplex_refs"] = [c for c in reaction.get("templatecomplex_refs", [])
                                                 if str(c).rsplit("/", 1)[-1] != wrong[0]]
-        fix = DIRECTION_FIXES.get(str(reaction.get("id", "")).rsplit("_", 1)[0])
+        fix = DIRECTION_FIXES.get(_base(reaction.get("id")))
         if fix is not None:
             _set_direction(reaction, fix[0])
             reaction["GapfillDirection"] = fix[0]
@@ -113,23 +112,28 @@ def apply_template_fixes(content: dict[str, Any], add_reactions: bool = True) ->
     return content
 
 
+def _base(identifier: object) -> str:
+    """`rxn05938_c` -> `rxn05938`, `cpd11620_c` -> `cpd11620`."""
+    return str(identifier or "").rsplit("_", 1)[0]
+
+
 def _compound(reagent: dict[str, Any]) -> str:
     return str(reagent["templatecompcompound_ref"]).rsplit("/", 1)[-1]
 
 
 def _count_ferredoxin_per_pair(reaction: dict[str, Any], charges: dict[str, float]) -> None:
     reagents = reaction["templateReactionReagents"]
-    if not any(_compound(r).rsplit("_", 1)[0] in FERREDOXIN for r in reagents):
+    ferredoxins = [r for r in reagents if _base(_compound(r)) in FERREDOXIN]
+    if not ferredoxins:
         return
 
     def imbalance(halve: bool) -> float:
-        return sum(float(r["coefficient"]) * (0.5 if halve and _compound(r).rsplit("_", 1)[0] in FERREDOXIN else 1.0)
-                   * charges.get(_compound(r), 0.0) for r in reagents)
+        share = {id(r): 0.5 if halve else 1.0 for r in ferredoxins}
+        return sum(float(r["coefficient"]) * share.get(id(r), 1.0) * charges.get(_compound(r), 0.0) for r in reagents)
 
     if abs(imbalance(False)) > 1e-6 and abs(imbalance(True)) < 1e-6:
-        for r in reagents:
-            if _compound(r).rsplit("_", 1)[0] in FERREDOXIN:
-                r["coefficient"] = float(r["coefficient"]) / 2
+        for r in ferredoxins:
+            r["coefficient"] = float(r["coefficient"]) / 2
 
 
 def _set_direction(reaction: dict[str, Any], direction: str) -> None:

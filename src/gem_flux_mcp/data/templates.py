@@ -101,4 +101,3 @@ def load_template(data_dir: Path, name: str) -> Any:
             raise DataError(ErrorCode.TEMPLATE_LOAD_ERROR, f"Template {name} could not be parsed: {exc}") from exc
         _cache[key] = template
         return template
-
