@@ -9,6 +9,7 @@ anaerobically; Z. mobilis makes ethanol; B. thetaiotaomicron makes acetate, prop
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,13 @@ from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import gapfill as gf
 from gem_flux_mcp.modeling import media as media_ops
-from gem_flux_mcp.modeling.energy import atp_driven_transporters, atp_hydrolysis_sign, orient_atp_driven_transport
+from gem_flux_mcp.modeling.energy import (
+    atp_coupled_sign,
+    atp_driven_transporters,
+    atp_hydrolysis_sign,
+    orient_atp_coupled_reactions,
+    orient_atp_driven_transport,
+)
 from gem_flux_mcp.modeling.fermentation import check_min_ratio, check_observed, fermentation_products
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
 from gem_flux_mcp.modeling.gapfill.network import Network
@@ -80,6 +87,38 @@ def toy_model() -> cobra.Model:
         model.add_reactions([exchange])
     model.objective = "bio1"
     return model
+
+
+def model_of_database_reactions(biochem: BiochemIndex, reaction_ids: list[str]) -> cobra.Model:
+    """Database reactions as the database writes them, every one open both ways (as templates list them)."""
+    model = cobra.Model("db")
+    for rid in reaction_ids:
+        left, right = re.split(r"\s*<?=>?\s*", biochem.get_reaction(rid)["equation_with_ids"])
+        reaction = cobra.Reaction(f"{rid}_c0", lower_bound=-1000, upper_bound=1000)
+        model.add_reactions([reaction])
+        for side, sign in ((left, -1), (right, 1)):
+            for coefficient, compound in re.findall(r"\(([\d.]+)\) (cpd\d{5})\[0\]", side):
+                if f"{compound}_c0" not in model.metabolites:
+                    model.add_metabolites([cobra.Metabolite(f"{compound}_c0", compartment="c0")])
+                reaction.add_metabolites({model.metabolites.get_by_id(f"{compound}_c0"): sign * float(coefficient)})
+    return model
+
+
+def test_an_atp_driven_reaction_the_database_calls_irreversible_never_makes_atp(biochem: BiochemIndex) -> None:
+    # acetyl-CoA carboxylase (rxn00533, '>') and pyruvate carboxylase (rxn00250, '>') hydrolyse ATP
+    # only; phosphoglycerate kinase (rxn01100) and acetate kinase (rxn00225) are reversible in the
+    # database and make ATP in glycolysis and fermentation; adenylate kinase makes and spends ATP
+    ids = ["rxn00533", "rxn00250", "rxn01100", "rxn00225", "rxn00097"]
+    model = model_of_database_reactions(biochem, ids)
+    details = biochem.reaction_details(set(ids))
+    assert [details[rid]["reversibility"] for rid in ("rxn00533", "rxn00250")] == [">", ">"]
+    assert atp_coupled_sign({m.id: c for m, c in model.reactions.rxn00533_c0.metabolites.items()}) == 1
+    changed = orient_atp_coupled_reactions(model, {k: d["reversibility"] for k, d in details.items()})
+    assert changed == ["rxn00533_c0", "rxn00250_c0"]
+    assert model.reactions.rxn00533_c0.bounds == (0.0, 1000.0)
+    assert all(model.reactions.get_by_id(f"{rid}_c0").bounds == (-1000.0, 1000.0)
+               for rid in ("rxn01100", "rxn00225", "rxn00097"))
+    assert orient_atp_coupled_reactions(model, {k: d["reversibility"] for k, d in details.items()}) == []
 
 
 def test_gapfilling_offers_no_atp_making_direction_and_keeps_a_symport_reversible() -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.reference import Reference
-from gem_flux_mcp.data.template_fixes import ADDED_REACTIONS, DIRECTION_FIXES, apply_template_fixes
+from gem_flux_mcp.data.template_fixes import ADDED_REACTIONS, DIRECTION_FIXES, WRONG_COMPLEXES, apply_template_fixes
 from gem_flux_mcp.data.templates import ATP_TEMPLATE, load_template, template_path
 from gem_flux_mcp.modeling.gapfill.network import _offered_directions
 
@@ -127,3 +127,20 @@ def test_ribokinase_no_longer_brings_adp_phosphofructokinase(data_dir: Path) -> 
         reaction = load_template(data_dir, name).reactions.get_by_id("rxn04043_c")
         roles = {role.name for complex_ in reaction.complexes for role in complex_.roles}
         assert not any("ribokinase" in r for r in roles)
+
+
+@pytest.mark.parametrize("reaction_id, wrong_role, kept_role", [
+    ("rxn00257", "levansucrase", "Citrate lyase"),  # ATP-citrate lyase keeps its citrate lyase subunits
+    ("rxn00503", "Succinyl-CoA ligase", None),
+    ("rxn02818", "tyrosine---tRNA ligase", None),
+])
+def test_roles_that_name_another_enzyme_are_taken_off(data_dir: Path, reaction_id: str, wrong_role: str,
+                                                       kept_role: str | None) -> None:
+    raw = next(r for r in json.loads(template_path(data_dir, "GramNegative").read_text())["reactions"]
+               if r["id"] == f"{reaction_id}_c")
+    assert f"~/complexes/id/{WRONG_COMPLEXES[reaction_id][0]}" in raw["templatecomplex_refs"]
+    for name in ("GramNegative", "GramPositive"):
+        reaction = load_template(data_dir, name).reactions.get_by_id(f"{reaction_id}_c")
+        roles = {role.name for complex_ in reaction.complexes for role in complex_.roles}
+        assert not any(wrong_role in r for r in roles)
+        assert kept_role is None or any(kept_role in r for r in roles)

@@ -79,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--gene-calling", choices=["auto", "single", "meta"], default="auto",
                        help="Prodigal mode for a genome (auto: single for 100 kb or more)")
     build.add_argument("--template", default="GramNegative",
-                       help="GramNegative (default), GramPositive, Core, or auto (Gram from lipopolysaccharide genes)")
+                       help="GramNegative (default), GramPositive, Core, or auto (Gram from outer-membrane names and "
+                            "lipopolysaccharide genes)")
     build.add_argument("--out", required=True, help="model file to write: .xml/.sbml (SBML) or .json (COBRApy)")
     build.add_argument("--model-id", help="model id inside the file (default: the FASTA file name)")
     build.add_argument("--report", help="also write the build report (counts, evidence, timings) as JSON here")

@@ -55,7 +55,8 @@ def add_parsers(sub: Any) -> None:
     rec.add_argument("input", metavar="GENOME_OR_PROTEOME",
                      help="protein FASTA, genome FASTA (genes called with Prodigal), GenBank or GFF3; .gz too")
     rec.add_argument("--template", choices=["auto", "GramNegative", "GramPositive"], default="auto",
-                     help="auto (default): Gram-negative if the genome has lipopolysaccharide genes")
+                     help="auto (default): Gram-negative if the genome shows an outer membrane (outer-membrane "
+                          "proteins named, lipopolysaccharide genes)")
     rec.add_argument("--media", action="append", metavar="MEDIUM", help=media_help + f" (default {DEFAULT_MEDIUM})")
     rec.add_argument("--out", required=True, help="model to write: .xml (SBML, default) or .json")
     rec.add_argument("--model-id", help="model id (default: the input file name)")

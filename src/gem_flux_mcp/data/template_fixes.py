@@ -59,6 +59,19 @@ WRONG_COMPLEXES: dict[str, tuple[str, str]] = {
     "rxn04043": ("cpx32729", "ribokinase (EC 2.7.1.15) is the only role of the complex that brings ADP-dependent "
                              "phosphofructokinase (EC 2.7.1.146) to every genome with a ribokinase; run backwards it "
                              "turns fructose-1,6-bisphosphate and AMP into ADP, a phosphatase that makes ATP"),
+    "rxn00257": ("cpx32133", "levansucrase (EC 2.4.1.10, sucrose -> levan) is not ATP-citrate lyase (EC 2.3.3.8); "
+                             "every levan-making genome (Zymomonas mobilis, Bacillus) got an ATP-citrate lyase, "
+                             "which with citrate lyase turns acetyl-CoA into acetate and ATP, a pathway Z. mobilis "
+                             "lacks"),
+    "rxn00503": ("cpx00184", "succinyl-CoA ligase (EC 6.2.1.4) is not 1-pyrroline-5-carboxylate dehydrogenase "
+                             "(EC 1.5.1.12)"),
+    "rxn02818": ("cpx35580", "tyrosine-tRNA ligase (EC 6.1.1.1), in every genome, is not benzyl-thiocyanate isomerase"),
+    "rxn03485": ("cpx35583", "aspartate-tRNA ligase (EC 6.1.1.12), in every genome, is not a chromene isomerase"),
+    "rxn03581": ("cpx31600", "photosystem I (EC 1.97.1.12) is not a prenyltransferase (EC 2.5.1.-)"),
+    "rxn06893": ("cpx31600", "photosystem I (EC 1.97.1.12) is not a prenyltransferase (EC 2.5.1.-)"),
+    "rxn05071": ("cpx35512", "23S rRNA pseudouridine synthase (EC 5.4.99.20) is not squalene mutase (EC 4.2.1.129)"),
+    "rxn07454": ("cpx35336", "alanine racemase (EC 5.1.1.1) is not phenylacetaldehyde-oxime dehydratase (EC 4.99.1.7)"),
+    "rxn09244": ("cpx33140", "carboxylesterase (EC 3.1.1.1) is not selenocysteine synthase (EC 2.9.1.1)"),
 }
 
 ADDED_REACTIONS: list[dict[str, Any]] = [

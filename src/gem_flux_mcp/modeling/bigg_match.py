@@ -62,6 +62,8 @@ class Aliases(Protocol):
 
     def compound_ids_for_external(self, source: str, values: Iterable[str]) -> dict[str, str]: ...
 
+    def reaction_details(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]: ...
+
 
 class Rule(Protocol):
     @property

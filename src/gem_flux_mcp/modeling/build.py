@@ -33,7 +33,7 @@ from .annotate import (
 )
 from .bigg_match import Aliases, StoichiometricAliases, bound_carrier_pairs, inside_id
 from .biomass_needs import drop_dispensable_cofactors, require_essential_lps
-from .energy import orient_atp_driven_transport
+from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport
 from .inputs import Protein, product_from_description
 from .rast import annotate_with_rast
 from .translation import charge_protein_synthesis
@@ -165,6 +165,9 @@ def build_draft(
     MSBuilder.add_exchanges_to_model(model)  # for extracellular metabolites the homology step added
     _add_atpm(model)
     oriented = orient_atp_driven_transport(model)  # ABC transporters and P-type ATPases hydrolyse ATP only
+    # and so do the ligases and carboxylases the database calls irreversible
+    details = aliases.reaction_details({r.id.split("_")[0] for r in model.reactions})
+    coupled = orient_atp_coupled_reactions(model, {k: d["reversibility"] for k, d in details.items()})
     gene_sources: dict[str, set[str]] = {}
     for (gene, _), items in role_sources.items():
         gene_sources.setdefault(gene, set()).update(item["source"] for item in items)
@@ -189,6 +192,7 @@ def build_draft(
         "reactions_by_source": _count_by_source(sources),
         "gene_associated_reactions": sum(1 for r in model.reactions if r.genes),
         "atp_driven_transporters_made_one_way": len(oriented),
+        "atp_driven_reactions_made_one_way": len(coupled),
     }
     if homology is not None:
         annotation["homology"] = {

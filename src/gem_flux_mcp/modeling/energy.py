@@ -95,6 +95,42 @@ def orient_atp_driven_transport(model: cobra.Model) -> list[str]:
     return changed
 
 
+def atp_coupled_sign(stoichiometry: Mapping[str, float]) -> int | None:
+    """For a reaction inside one compartment ({cpd#####_c0: coefficient}): +1 when its forward
+    direction turns ATP into ADP or AMP, -1 when the reverse does, else None."""
+    compounds: dict[str, float] = {}
+    for met, coefficient in stoichiometry.items():
+        match = _MET_ID.match(met)
+        if not match or match.group(2) != "c":
+            return None
+        compounds[match.group(1)] = compounds.get(match.group(1), 0.0) + coefficient
+    spent, made = compounds.get(ATP, 0.0), compounds.get(ADP, 0.0) + compounds.get(AMP, 0.0)
+    if not spent or not made or spent * made > 0:
+        return None
+    return 1 if spent < 0 else -1
+
+
+def orient_atp_coupled_reactions(model: cobra.Model, reversibility: Mapping[str, str]) -> list[str]:
+    """Close the ATP-making direction of every cytosolic ATP-driven reaction that ModelSEED's
+    `reversibility` ({rxn#####: '>' / '<' / '=' / '?'}) calls irreversible in its ATP-hydrolysing
+    direction (in place); returns the ids changed."""
+    changed = []
+    for reaction in model.reactions:
+        if reaction.boundary:
+            continue
+        sign = atp_coupled_sign({m.id: c for m, c in reaction.metabolites.items()})
+        if sign is None or reversibility.get(reaction.id.split("_")[0]) != (">" if sign > 0 else "<"):
+            continue
+        if (reaction.lower_bound < 0) if sign > 0 else (reaction.upper_bound > 0):
+            if sign > 0:
+                reaction.lower_bound = 0.0
+            else:
+                reaction.upper_bound = 0.0
+            reaction.notes["gemflux_direction"] = "ATP-driven, irreversible in the database: hydrolyses ATP only"
+            changed.append(reaction.id)
+    return changed
+
+
 def reversed_atp_transport(model: cobra.Model, fluxes: Mapping[str, float]) -> list[tuple[str, float]]:
     """ATP-driven transporters carrying flux in their ATP-making direction in a flux solution
     (reaction id, flux), largest first."""

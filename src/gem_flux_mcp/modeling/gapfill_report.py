@@ -189,8 +189,8 @@ def _warnings(run: GapfillRun) -> list[str]:
     if not quality["no_atp_driven_transport_backwards"]["passed"]:
         notes.append("An ATP-driven transporter can run backwards and make ATP.")
     if run.atp_transport_oriented:
-        notes.append(f"{len(run.atp_transport_oriented)} ATP-driven transporters could run backwards (making ATP); "
-                     "they now only hydrolyse ATP.")
+        notes.append(f"{len(run.atp_transport_oriented)} ATP-driven transporters or reactions could run backwards "
+                     "(making ATP); they now only hydrolyse ATP.")
     if not quality["growth_without_carbon"]["passed"]:
         notes.append("The model grows without a carbon source: check mass-imbalanced reactions.")
     if not quality["growth_on_medium"]["passed"]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from gem_flux_mcp.errors import GemFluxError
 
 from .build import BuildOptions, BuildResult, build_draft, describe_draft
-from .gram import GramCall, gram_from_draft
+from .gram import GramCall, gram_from_draft, gram_from_names, outer_membrane_names
 from .inputs import Protein
 from .model_io import release_model
 
@@ -73,17 +73,24 @@ class Reconstruction:
 def build_with_template(model_id: str, proteins: list[Protein], template: str, options: BuildOptions,
                         data_dir: Path, cache_dir: Path, aliases: Aliases,
                         progress: Progress = _quiet) -> tuple[BuildResult, GramCall | None]:
-    """A draft with the given template; for 'auto', a Gram-negative draft whose lipopolysaccharide
-    genes decide, rebuilt with the Gram-positive template when there are none."""
+    """A draft with the given template. For 'auto', the proteins' names decide when they say there is
+    no outer membrane (one Gram-positive draft); otherwise a Gram-negative draft is built, its
+    lipopolysaccharide genes and the names decide, and it is rebuilt with the Gram-positive template
+    when they say so (modeling/gram.py)."""
     if template != "auto":
         return build_draft(model_id, proteins, replace(options, template=template), data_dir, cache_dir, aliases,
                            progress=progress), None
+    names = outer_membrane_names(proteins) if options.use_header_functions else None
+    call = gram_from_names(names) if names is not None else None
+    if call is not None:
+        return build_draft(model_id, proteins, replace(options, template=call.template), data_dir, cache_dir,
+                           aliases, progress=progress), call
     first = build_draft(model_id, proteins, replace(options, template="GramNegative"), data_dir, cache_dir, aliases,
                         progress=_scaled(progress, 0.0, 0.5))
-    call = gram_from_draft(first.model, aliases)
+    call = gram_from_draft(first.model, aliases, names)
     if call.template == "GramNegative":
         return first, call
-    progress("assemble", 0.5, "no outer-membrane genes: rebuilding with the GramPositive template")
+    progress("assemble", 0.5, "no outer membrane: rebuilding with the GramPositive template")
     release_model(first.model)
     return build_draft(model_id, proteins, replace(options, template="GramPositive"), data_dir, cache_dir, aliases,
                        progress=_scaled(progress, 0.5, 1.0)), call

@@ -42,7 +42,8 @@ def register(mcp: FastMCP) -> None:
             "Media to gapfill on, in turn (predefined or built); growth is checked on each. Default "
             "['glucose_minimal_aerobic']"))] = None,
         template: Annotated[Literal["auto", "GramNegative", "GramPositive"], Field(
-            description="'auto' (default): Gram-negative when a genome has lipopolysaccharide genes")] = "auto",
+            description="'auto' (default): Gram-negative when a genome shows an outer membrane "
+                        "(outer-membrane proteins named, lipopolysaccharide genes)")] = "auto",
         gene_calling: Annotated[Literal["auto", "single", "meta"], Field(
             description="Prodigal mode for genomes given as contigs")] = "auto",
         phenotype_panels: Annotated[list[PanelName] | None, Field(

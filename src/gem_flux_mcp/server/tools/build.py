@@ -35,9 +35,10 @@ def register(mcp: FastMCP) -> None:
                         "Trailing '*' and ambiguity codes are fine; proteins with internal stops are skipped "
                         "and listed")] = None,
         template: Annotated[TemplateChoice, Field(
-            description="GramNegative (default), GramPositive, Core, or 'auto': Gram-negative when the genome "
-                        "has lipopolysaccharide genes (LpxA/C/D/H/B/K, KdsB, WaaA: 3 or more), else "
-                        "Gram-positive; the answer's interpretation.template_choice says why")] = "GramNegative",
+            description="GramNegative (default), GramPositive, Core, or 'auto': from the cell envelope, i.e. "
+                        "outer-membrane proteins named in the headers (BamA, LptD, TonB, porins) and "
+                        "lipopolysaccharide genes (LpxA/C/D/H/B/K, KdsB, WaaA: 3 or more); the answer's "
+                        "interpretation.template_choice says why and when it is unsure")] = "GramNegative",
         model_name: Annotated[str | None, Field(description="Name for the model ([A-Za-z0-9_-]); the id becomes "
                                                 "'<name>.draft'. Default an automatic id")] = None,
         annotate_with_rast: Annotated[bool, Field(description="Also send the proteins to the RAST web service "
