@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import cobra
+import pyrodigal
 from cobra.io import load_model
 
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.modeling.build import BuildOptions, build_draft
-from gem_flux_mcp.modeling.inputs import read_proteins_file
+from gem_flux_mcp.modeling.inputs import Protein, read_proteins_file
 
 # textbook's default medium, by BiGG exchange -> ModelSEED compound id
 TEXTBOOK_MEDIUM = {
@@ -126,3 +127,30 @@ def toy_template(reactions: dict[str, tuple[dict[str, int], float, str]], compou
                            "templatecompound_ref": f"~/compounds/id/{c}"} for c in compounds for k in ("c", "e")],
         "reactions": [reaction(rid, *spec) for rid, spec in reactions.items()],
     }).build()
+
+
+COMPLEMENT = str.maketrans("ACGT", "TGCA")
+
+
+def recoded_to_table_4(contig: Protein) -> Protein:
+    """The contig with each gene (called by pyrodigal directly, table 11) rewritten for table 4."""
+    finder = pyrodigal.GeneFinder()
+    finder.train(contig.sequence, translation_table=11)
+    bases = list(contig.sequence)
+    for gene in finder.find_genes(contig.sequence):
+        start, end = gene.begin - 1, gene.end  # [start, end) on the forward strand
+        if gene.strand == 1:
+            codons = [(i, "".join(bases[i:i + 3])) for i in range(start, end, 3)]
+        else:  # the gene's codons, read on the reverse strand, from its first codon down
+            codons = [(i, "".join(bases[i:i + 3]).translate(COMPLEMENT)[::-1]) for i in range(end - 3, start - 1, -3)]
+        *body, (stop_at, stop) = codons
+        for at, codon in body:
+            if codon == "TGG":
+                _write(bases, at, "TGA", gene.strand)
+        if stop == "TGA":
+            _write(bases, stop_at, "TAA", gene.strand)
+    return Protein(contig.id, "".join(bases))
+
+
+def _write(bases: list[str], at: int, codon: str, strand: int) -> None:
+    bases[at:at + 3] = list(codon if strand == 1 else codon.translate(COMPLEMENT)[::-1])

@@ -101,6 +101,9 @@ def test_batch_on_a_local_cluster_builds_checks_and_resumes(data_dir: Path, cach
     assert rows["ecoli_k12_mg1655"]["template"] == "GramNegative"
     assert rows["bsubtilis_168"]["template"] == "GramPositive"
     assert rows["GCF_001457455.1_NCTC11397_genomic_100kb"]["genes_called"] == 103
+    # genetic code: chosen for the genome (table 11, single mode); none for proteomes
+    assert rows["GCF_001457455.1_NCTC11397_genomic_100kb"]["translation_table"] == 11
+    assert rows["ecoli_k12_mg1655"]["translation_table"] is None
     broken = rows["broken"]
     assert broken["error_code"] == "GENOME_NO_GENES"
     report = outputs.read_report(out, "broken")
@@ -124,6 +127,7 @@ def test_batch_on_a_local_cluster_builds_checks_and_resumes(data_dir: Path, cach
     header = lines[0].split("\t")
     assert [line.split("\t")[0] for line in lines[1:]] == list(rows)
     assert {line.split("\t")[header.index("status")] for line in lines[1:]} == {"ok", "failed"}
+    assert [line.split("\t")[header.index("translation_table")] for line in lines[1:]] == ["", "", "11", ""]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["counts"] == {"ok": 3, "failed": 1} and summary["media"] == [MEDIUM]
 

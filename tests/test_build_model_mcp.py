@@ -17,9 +17,11 @@ import pyrodigal
 import pytest
 
 from gem_flux_mcp.errors import LibraryError
+from gem_flux_mcp.modeling.inputs import Protein, parse_fasta
 from gem_flux_mcp.modeling.rast import annotate_with_rast
 from gem_flux_mcp.server.hints import add_hints
 from mcp_client import call, call_while_probing, stdio_client
+from models import recoded_to_table_4
 
 pytestmark = pytest.mark.anyio
 PYRODIGAL_DATA = Path(pyrodigal.__file__).parent / "tests" / "data"
@@ -161,6 +163,8 @@ async def test_build_from_a_genome_over_mcp(server_env: dict[str, str], tmp_path
         assert built["input"]["input_kind"] == "genome_fasta" and built["input"]["gene_calling_mode"] == "single"
         assert built["input"]["genes_called"] == len(prodigal_genes) == 404
         assert "Called 404 genes with Prodigal" in built["warnings"][0]
+        assert built["input"]["translation_tables"] == [11] and built["input"]["coding_density"] > 0.9
+        assert "table 11" in built["input"]["translation_table_reason"]
         await call(client, "export_model", {"model_id": "contig.draft", "file_path": "contig.json"})
         genes = {g["id"] for g in json.loads((tmp_path / "contig.json").read_text())["genes"]}
         assert len(genes) == built["num_genes"] > 50 and genes <= set(prodigal_genes)
@@ -169,6 +173,30 @@ async def test_build_from_a_genome_over_mcp(server_env: dict[str, str], tmp_path
         assert body["details"]["given"] == ["fasta_file_path", "genome_file_path"]
         body = await call(client, "build_model", {"fasta_file_path": "contig.fna.gz"}, error="WRONG_SEQUENCE_TYPE")
         assert "genome_file_path" in " ".join(body["suggestions"])
+
+
+async def test_a_mycoplasma_like_genome_is_read_with_table_4_over_mcp(server_env: dict[str, str],
+                                                                      tmp_path: Path) -> None:
+    """The E. coli contig recoded as a table-4 genome reads (every tryptophan TGA, every TGA stop
+    TAA), sent inline: 'auto' picks table 4 and says why; asking for table 11 gives the broken
+    genes a fixed code would, and a table Prodigal lacks is refused before anything runs."""
+    with gzip.open(PYRODIGAL_DATA / "MIIJ01000039.fna.gz", "rt") as handle:
+        (record,) = parse_fasta(handle.read())
+    recoded = recoded_to_table_4(Protein(record.id, record.sequence.upper()))
+    content = f">{recoded.id}\n{recoded.sequence}\n"
+    async with stdio_client(server_env, "2026-07-28") as client:
+        auto = await call(client, "build_model", {"genome_content": content, "use_homology": False,
+                                                  "model_name": "myco"})
+        assert auto["input"]["translation_tables"] == [4] and auto["input"]["genes_called"] < 450
+        assert "table 4" in auto["input"]["translation_table_reason"] and "genetic code" in auto["warnings"][0]
+        fixed = await call(client, "build_model", {"genome_content": content, "use_homology": False,
+                                                   "model_name": "myco11", "translation_table": 11})
+        assert fixed["input"]["translation_tables"] == [11] and fixed["input"]["genes_called"] > 900
+        body = await call(client, "build_model", {"genome_content": content, "translation_table": 7},
+                          error="INVALID_TRANSLATION_TABLE")
+        assert body["details"]["allowed"] == ["auto", 4, 11, 25]
+        listed = {m["model_id"] for m in (await call(client, "list_models", {}))["models"]}
+        assert listed == {"myco.draft", "myco11.draft"}  # the refused call stored nothing
 
 
 async def test_build_input_errors(server_env: dict[str, str], tmp_path: Path) -> None:

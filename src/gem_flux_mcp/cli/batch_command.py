@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from gem_flux_mcp.cli.errors import report_error
+from gem_flux_mcp.cli.genome_options import add_genome_options
 from gem_flux_mcp.cli.progress import progress_reporter
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
@@ -27,7 +28,7 @@ def add_parser(sub: Any) -> None:
                             "(default glucose_minimal_aerobic)")
     batch.add_argument("--out", required=True, help="output folder: models/, reports/, summary.tsv, summary.json")
     batch.add_argument("--template", choices=["auto", "GramNegative", "GramPositive"], default="auto")
-    batch.add_argument("--gene-calling", choices=["auto", "single", "meta"], default="auto")
+    add_genome_options(batch)
     batch.add_argument("--phenotypes", action="append", choices=list(PANEL_NAMES), metavar="PANEL",
                        help=f"also run this phenotype panel on the first medium ({', '.join(PANEL_NAMES)})")
     where = batch.add_mutually_exclusive_group()
@@ -65,6 +66,7 @@ def _run(args: argparse.Namespace, settings: Settings, started: float) -> dict[s
     from pathlib import Path
 
     from gem_flux_mcp.cli.workflow_commands import media_from_args
+    from gem_flux_mcp.modeling.inputs import check_translation_table
     from gem_flux_mcp.services.batch import BatchSpec, check_workers, find_inputs, run_batch
     from gem_flux_mcp.services.batch.storing import StoreTarget, store_genome
 
@@ -74,7 +76,8 @@ def _run(args: argparse.Namespace, settings: Settings, started: float) -> dict[s
     store_to = StoreTarget(str(settings.state_dir), settings.database_url, LOCAL_WORKSPACE) if args.store else None
     spec = BatchSpec(tuple(find_inputs(args.inputs)), media_from_args(args.media, settings), Path(args.out).resolve(),
                      settings.data_dir, settings.cache_dir, args.template, args.gene_calling,
-                     tuple(dict.fromkeys(args.phenotypes or [])), store_to)
+                     tuple(dict.fromkeys(args.phenotypes or [])), store_to,
+                     check_translation_table(args.translation_table))
     store = None
     if args.store:
         from gem_flux_mcp.store.store import Store

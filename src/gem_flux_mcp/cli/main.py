@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from gem_flux_mcp import __version__
+from gem_flux_mcp.cli.genome_options import add_genome_options
 
 log = logging.getLogger("gem_flux_mcp")
 
@@ -76,8 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     build = sub.add_parser("build", help="build a draft model from proteins or a genome (offline by default)")
     build.add_argument("fasta", metavar="INPUT",
                        help="protein FASTA, genome FASTA (genes called with Prodigal), GenBank or GFF3; .gz too")
-    build.add_argument("--gene-calling", choices=["auto", "single", "meta"], default="auto",
-                       help="Prodigal mode for a genome (auto: single for 100 kb or more)")
+    add_genome_options(build)
     build.add_argument("--template", default="GramNegative",
                        help="GramNegative (default), GramPositive, Core, or auto (Gram from outer-membrane names and "
                             "lipopolysaccharide genes)")

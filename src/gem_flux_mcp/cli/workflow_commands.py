@@ -13,6 +13,7 @@ from typing import Any
 
 from gem_flux_mcp.cli.analysis_commands import _biochem, _load, _medium, _on_medium
 from gem_flux_mcp.cli.errors import report_error
+from gem_flux_mcp.cli.genome_options import add_genome_options
 from gem_flux_mcp.cli.progress import progress_reporter
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
@@ -60,8 +61,7 @@ def add_parsers(sub: Any) -> None:
     rec.add_argument("--media", action="append", metavar="MEDIUM", help=media_help + f" (default {DEFAULT_MEDIUM})")
     rec.add_argument("--out", required=True, help="model to write: .xml (SBML, default) or .json")
     rec.add_argument("--model-id", help="model id (default: the input file name)")
-    rec.add_argument("--gene-calling", choices=["auto", "single", "meta"], default="auto",
-                     help="Prodigal mode for a genome (auto: single for 100 kb or more)")
+    add_genome_options(rec)
     rec.add_argument("--together", action="store_true", help=together_help)
     common(rec)
 
@@ -161,7 +161,7 @@ def _fba(args: argparse.Namespace, settings: Settings, started: float) -> dict[s
 
 def _reconstruct(args: argparse.Namespace, settings: Settings, started: float) -> dict[str, Any]:
     from gem_flux_mcp.modeling.build import BuildOptions
-    from gem_flux_mcp.modeling.inputs import read_proteins_file
+    from gem_flux_mcp.modeling.inputs import check_translation_table, read_proteins_file
     from gem_flux_mcp.modeling.model_io import detect_format
     from gem_flux_mcp.modeling.reconstruct import reconstruct
 
@@ -169,7 +169,8 @@ def _reconstruct(args: argparse.Namespace, settings: Settings, started: float) -
     source = Path(args.input)
     detect_format(out, None)
     media = media_from_args(args.media, settings)
-    found = read_proteins_file(source, "auto", args.gene_calling, "input")
+    found = read_proteins_file(source, "auto", args.gene_calling, "input",
+                               check_translation_table(args.translation_table))
     biochem = _biochem(settings)
     model_id = args.model_id or Path(source.name.removesuffix(".gz")).stem
     with progress_reporter("reconstruct", quiet=args.quiet, started=started) as progress:
@@ -188,6 +189,8 @@ def _reconstruct(args: argparse.Namespace, settings: Settings, started: float) -
             f"{source.name}: {found.report['num_proteins']} proteins"
             + (f" ({found.report['genes_called']} genes called)" if "genes_called" in found.report else "")
             + (f", {found.report['num_skipped']} skipped" if found.report["num_skipped"] else ""),
+            *([f"genetic code: {found.report['translation_table_reason']}"]
+              if found.report.get("translation_table_reason") else []),
             f"template {result.template}: {result.template_reason}",
             f"draft: {summary['draft'].get('num_reactions')} reactions, {summary['draft'].get('num_genes')} genes",
             *_gapfill_lines(result.gapfills),

@@ -22,7 +22,7 @@ from gem_flux_mcp.data.templates import check_build_template
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ValidationError
 from gem_flux_mcp.modeling.fermentation import check_min_ratio
-from gem_flux_mcp.modeling.inputs import check_gene_calling
+from gem_flux_mcp.modeling.inputs import check_gene_calling, check_translation_table
 from gem_flux_mcp.modeling.media import check_compounds_list, check_default_uptake
 from gem_flux_mcp.modeling.variability import check_fraction
 from gem_flux_mcp.server.envelope import error_result
@@ -62,6 +62,9 @@ ARGUMENT_CHECKS: dict[tuple[str, str], Callable[[Any], object]] = {
     ("revise_model", "reason"): check_reason,
     ("build_model", "template"): check_build_template,
     ("build_model", "gene_calling"): check_gene_calling,
+    ("build_model", "translation_table"): check_translation_table,
+    ("build_models_batch", "gene_calling"): check_gene_calling,
+    ("build_models_batch", "translation_table"): check_translation_table,
     ("gapfill_model", "target_growth_rate"): check_target_growth_rate,
     ("gapfill_model", "gapfill_mode"): check_gapfill_mode,
     ("predict_gene_essentiality", "threshold"): check_threshold,

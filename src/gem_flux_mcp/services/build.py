@@ -14,6 +14,7 @@ from gem_flux_mcp.modeling.inputs import (
     Protein,
     ProteinInput,
     check_gene_calling,
+    check_translation_table,
     proteins_from_sequences,
     proteins_from_text,
     read_proteins_file,
@@ -41,7 +42,8 @@ class BuildInputs:
                                   "genome_content") if getattr(self, name) is not None]
 
 
-def read_proteins(inputs: BuildInputs, gene_calling: object, resolve: Callable[[object, str], Path]) -> ProteinInput:
+def read_proteins(inputs: BuildInputs, gene_calling: object, resolve: Callable[[object, str], Path],
+                  translation_table: object = "auto") -> ProteinInput:
     """Proteins from exactly one input: inline sequences, a protein FASTA, or a genome (contigs,
     GenBank, GFF3; genes called with Prodigal when it has no CDS features), as a path or as inline
     content. `resolve(path, param)` turns the user's path into an allowed one (the caller's file
@@ -60,18 +62,18 @@ def read_proteins(inputs: BuildInputs, gene_calling: object, resolve: Callable[[
             "genome_file_path or genome_content (a genome).",
             example_call={"tool": "build_model", "arguments": {"fasta_file_path": "genome.faa"}},
         )
-    mode = check_gene_calling(gene_calling)
+    mode, table = check_gene_calling(gene_calling), check_translation_table(translation_table)
     if inputs.fasta_file_path is not None:
         return read_proteins_file(resolve(inputs.fasta_file_path, "fasta_file_path"), "proteins", mode,
-                                  "fasta_file_path")
+                                  "fasta_file_path", table)
     if inputs.genome_file_path is not None:
         return read_proteins_file(resolve(inputs.genome_file_path, "genome_file_path"), "genome", mode,
-                                  "genome_file_path")
+                                  "genome_file_path", table)
     for name, expected in (("fasta_content", "proteins"), ("genome_content", "genome")):
         content = getattr(inputs, name)
         if content is not None:
             text = text_of_content(content, str(inputs.content_encoding), name)
-            found = proteins_from_text(text, name, expected, mode, name)  # type: ignore[arg-type]
+            found = proteins_from_text(text, name, expected, mode, name, table)  # type: ignore[arg-type]
             found.report["inline"] = True
             return found
     protein_sequences = inputs.protein_sequences

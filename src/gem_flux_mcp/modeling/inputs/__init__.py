@@ -12,12 +12,20 @@ from .files import (
     read_text,
     text_of_content,
 )
-from .genome import GENE_CALLING_MODES, GeneCalling, check_gene_calling
+from .genome import (
+    GENE_CALLING_MODES,
+    TRANSLATION_TABLES,
+    GeneCalling,
+    TranslationTable,
+    check_gene_calling,
+    check_translation_table,
+)
 from .headers import product_from_description
 from .sequences import CleanedProteins, Protein, clean_proteins
 
 __all__ = [
-    "GENE_CALLING_MODES", "CleanedProteins", "Expected", "GeneCalling", "InputKind", "Protein", "ProteinInput",
-    "check_gene_calling", "clean_proteins", "parse_fasta", "product_from_description", "proteins_from_sequences",
-    "proteins_from_text", "read_fasta_file", "read_proteins_file", "read_text", "text_of_content",
+    "GENE_CALLING_MODES", "TRANSLATION_TABLES", "CleanedProteins", "Expected", "GeneCalling", "InputKind", "Protein",
+    "ProteinInput", "TranslationTable", "check_gene_calling", "check_translation_table", "clean_proteins",
+    "parse_fasta", "product_from_description", "proteins_from_sequences", "proteins_from_text", "read_fasta_file",
+    "read_proteins_file", "read_text", "text_of_content",
 ]

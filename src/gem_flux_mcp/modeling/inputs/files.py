@@ -16,7 +16,7 @@ from gem_flux_mcp.errors import ValidationError
 
 from .annotated import AnnotatedGenome, read_genbank, read_gff3
 from .fasta import check_unique_ids, parse_fasta
-from .genome import GeneCalling, call_genes
+from .genome import GeneCalling, TranslationTable, call_genes
 from .sequences import (
     NUCLEOTIDE_SHARE,
     Protein,
@@ -102,12 +102,15 @@ def sniff(text: str) -> Literal["fasta", "genbank", "gff3", "unknown"]:
 
 
 def proteins_from_text(text: str, source: str, expected: Expected = "auto", gene_calling: GeneCalling = "auto",
-                       parameter: str = "fasta_file_path") -> ProteinInput:
+                       parameter: str = "fasta_file_path",
+                       translation_table: TranslationTable = "auto") -> ProteinInput:
+    """Proteins from a file's text; for a genome, Prodigal's genes (`gene_calling`, `translation_table`)."""
+    calling = (gene_calling, translation_table)
     fmt = sniff(text)
     if fmt == "genbank":
-        return _from_annotated(read_genbank(text, source), "genbank", source, gene_calling)
+        return _from_annotated(read_genbank(text, source), "genbank", source, calling)
     if fmt == "gff3":
-        return _from_annotated(read_gff3(text, source), "gff3", source, gene_calling)
+        return _from_annotated(read_gff3(text, source), "gff3", source, calling)
     if fmt == "unknown" and expected == "genome":
         raise ValidationError(
             ErrorCode.GENOME_INVALID_FORMAT, f"{source} is not FASTA, GenBank or GFF3.",
@@ -128,7 +131,7 @@ def proteins_from_text(text: str, source: str, expected: Expected = "auto", gene
                          "A genome is contigs as FASTA, GenBank or GFF3 with ##FASTA."],
         )
     if nucleotide:
-        return _called(records, "genome_fasta", source, gene_calling, {"records": len(records)})
+        return _called(records, "genome_fasta", source, calling, {"records": len(records)})
     return _cleaned(records, "protein_fasta", source, {"records": len(records)})
 
 
@@ -141,8 +144,10 @@ def proteins_from_sequences(proteins: list[Protein], parameter: str) -> ProteinI
 
 
 def read_proteins_file(path: Path, expected: Expected = "auto", gene_calling: GeneCalling = "auto",
-                       parameter: str = "fasta_file_path") -> ProteinInput:
-    found = proteins_from_text(read_text(path, parameter), path.name, expected, gene_calling, parameter)
+                       parameter: str = "fasta_file_path",
+                       translation_table: TranslationTable = "auto") -> ProteinInput:
+    found = proteins_from_text(read_text(path, parameter), path.name, expected, gene_calling, parameter,
+                               translation_table)
     found.report["file_name"] = path.name
     return found
 
@@ -155,26 +160,30 @@ def _cleaned(proteins: list[Protein], kind: InputKind, source: str, extra: dict[
                         [*(warnings or []), *cleaned.warnings()])
 
 
-def _called(contigs: list[Protein], kind: InputKind, source: str, gene_calling: GeneCalling,
+def _called(contigs: list[Protein], kind: InputKind, source: str, calling: tuple[GeneCalling, TranslationTable],
             extra: dict[str, Any]) -> ProteinInput:
-    called = call_genes(contigs, gene_calling)
+    called = call_genes(contigs, *calling)
     if not called.proteins:
         raise ValidationError(
             ErrorCode.GENOME_NO_GENES, f"Prodigal found no genes in {source} ({called.genome_bp:,} bp).",
-            details=called.report(), suggestions=["Check that the file holds the genome's contigs."],
+            details=called.report(),
+            suggestions=["Check that the file holds the genome's contigs."] + (
+                [f"No profile of translation table {calling[1]} fits this sequence: try translation_table='auto'."]
+                if calling[1] != "auto" else []),
         )
     note = (f"Called {len(called.proteins)} genes with Prodigal ({called.mode} mode) on "
-            f"{called.contigs} contig(s), {called.genome_bp:,} bp.")
+            f"{called.contigs} contig(s), {called.genome_bp:,} bp; genetic code: {called.translation_table_reason}.")
     return _cleaned(called.proteins, kind, source, {**extra, **called.report()}, warnings=[note])
 
 
-def _from_annotated(genome: AnnotatedGenome, kind: InputKind, source: str, gene_calling: GeneCalling) -> ProteinInput:
+def _from_annotated(genome: AnnotatedGenome, kind: InputKind, source: str,
+                    calling: tuple[GeneCalling, TranslationTable]) -> ProteinInput:
     extra = {"records": len(genome.contigs), "cds_features": genome.cds_features,
              "translated_from_sequence": genome.translated_here}
     if genome.proteins:
         check_unique_ids([p.id for p in genome.proteins], source)
         return _cleaned(genome.proteins, kind, source, extra, skipped=genome.skipped)
-    return _called(genome.contigs, kind, source, gene_calling,
+    return _called(genome.contigs, kind, source, calling,
                    {**extra, "note": "no CDS features: genes called on the sequence"})
 
 

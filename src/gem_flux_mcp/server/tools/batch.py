@@ -16,6 +16,7 @@ from pydantic import Field
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.panels import PanelName
+from gem_flux_mcp.modeling.inputs import GeneCalling, TranslationTable
 from gem_flux_mcp.server.dependencies import current_batches, current_file_area, current_settings, current_workspace
 from gem_flux_mcp.server.files import FileArea
 from gem_flux_mcp.server.tools.common import READ_ONLY, tool
@@ -44,8 +45,11 @@ def register(mcp: FastMCP) -> None:
         template: Annotated[Literal["auto", "GramNegative", "GramPositive"], Field(
             description="'auto' (default): Gram-negative when a genome shows an outer membrane "
                         "(outer-membrane proteins named, lipopolysaccharide genes)")] = "auto",
-        gene_calling: Annotated[Literal["auto", "single", "meta"], Field(
+        gene_calling: Annotated[GeneCalling, Field(
             description="Prodigal mode for genomes given as contigs")] = "auto",
+        translation_table: Annotated[TranslationTable, Field(
+            description="Genetic code for genomes given as contigs: 11, 4, 25, or 'auto' (default: 11 or 4 "
+                        "per genome, from its genes)")] = "auto",
         phenotype_panels: Annotated[list[PanelName] | None, Field(
             description="Phenotype panels to run on the first medium after gapfilling (counts per genome)")] = None,
         workers: Annotated[int, Field(ge=1, le=64, description=(
@@ -66,7 +70,7 @@ def register(mcp: FastMCP) -> None:
                               for_write=True).parent
         return await anyio.to_thread.run_sync(lambda: start_batch(
             batches, workspace, paths, media_ids, template, gene_calling, phenotype_panels, folder, workers,
-            save_to_store, settings, area.show))
+            save_to_store, settings, area.show, translation_table))
 
     @tool(mcp, "get_batch_status", results.BatchStatusResult, {**READ_ONLY, "title": "Batch status"})
     async def get_batch_status(

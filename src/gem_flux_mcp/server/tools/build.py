@@ -11,6 +11,7 @@ from pydantic import Field
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.templates import TemplateChoice
+from gem_flux_mcp.modeling.inputs import GeneCalling, TranslationTable
 from gem_flux_mcp.server.dependencies import current_file_area, current_jobs, current_settings, current_workspace
 from gem_flux_mcp.server.files import FileArea
 from gem_flux_mcp.server.tools.common import tool
@@ -61,9 +62,14 @@ def register(mcp: FastMCP) -> None:
                         "base64")] = None,
         content_encoding: Annotated[Literal["text", "base64"], Field(
             description="How fasta_content/genome_content is sent")] = "text",
-        gene_calling: Annotated[Literal["auto", "single", "meta"], Field(
+        gene_calling: Annotated[GeneCalling, Field(
             description="Prodigal mode for a genome: 'single' trains on the genome, 'meta' uses pre-trained "
                         "profiles; 'auto' (default) is single for 100 kb or more")] = "auto",
+        translation_table: Annotated[TranslationTable, Field(
+            description="Genetic code for a genome's genes: 11 (most bacteria), 4 (Mycoplasma, Spiroplasma, "
+                        "Ureaplasma: TGA is tryptophan), 25 (TGA is glycine), or 'auto' (default): 11 or 4 "
+                        "from the genome; input.translation_table_reason says why. Proteins given as "
+                        "proteins are unaffected")] = "auto",
         workspace: Workspace = Depends(current_workspace),
         area: FileArea = Depends(current_file_area),
         jobs: JobRunner = Depends(current_jobs),
@@ -80,7 +86,8 @@ def register(mcp: FastMCP) -> None:
         inputs = build.BuildInputs(protein_sequences, fasta_file_path, genome_file_path, fasta_content, genome_content,
                                    content_encoding)
         found = await anyio.to_thread.run_sync(build.read_proteins, inputs, gene_calling,
-                                               lambda raw, param: area.resolve(raw, param=param, must_exist=False))
+                                               lambda raw, param: area.resolve(raw, param=param, must_exist=False),
+                                               translation_table)
         job, name = await anyio.to_thread.run_sync(lambda: build.prepare_build(
             workspace, found.proteins, model_name, template_name, excluded,
             use_header_functions=bool(use_header_functions), use_homology=bool(use_homology),

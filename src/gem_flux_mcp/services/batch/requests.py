@@ -12,7 +12,7 @@ from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.templates import check_template_choice
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
-from gem_flux_mcp.modeling.inputs.genome import check_gene_calling
+from gem_flux_mcp.modeling.inputs.genome import check_gene_calling, check_translation_table
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.phenotypes import check_panel
 from gem_flux_mcp.services.workspace import Workspace
@@ -35,7 +35,8 @@ def local_workers_allowed() -> int:
 
 def start_batch(jobs: BatchJobs, ws: Workspace, inputs: Sequence[Path], media_ids: Sequence[object] | None,
                 template: object, gene_calling: object, panels: Sequence[object] | None, out_dir: Path, workers: object,
-                save_to_store: bool, settings: Settings, show: Show) -> results.BuildModelsBatchResult:
+                save_to_store: bool, settings: Settings, show: Show,
+                translation_table: object = "auto") -> results.BuildModelsBatchResult:
     template = check_template_choice(template, allow_auto=True)
     count = check_workers(workers) if jobs.scheduler else check_workers(workers, local_workers_allowed())
     chosen = list(media_ids) if media_ids else list(DEFAULT_MEDIA)
@@ -47,7 +48,8 @@ def start_batch(jobs: BatchJobs, ws: Workspace, inputs: Sequence[Path], media_id
     genomes = find_inputs(inputs)
     store_to = StoreTarget(str(settings.state_dir), settings.database_url, ws.workspace_id) if save_to_store else None
     spec = BatchSpec(tuple(genomes), media, out_dir, settings.data_dir, settings.cache_dir, template,
-                     check_gene_calling(gene_calling), chosen_panels, store_to)
+                     check_gene_calling(gene_calling), chosen_panels, store_to,
+                     check_translation_table(translation_table))
     job = jobs.start(ws.workspace_id, spec, count, save_to_store)
     return results.BuildModelsBatchResult(
         success=True, job_id=job.job_id, status=job.status, num_genomes=len(genomes),

@@ -24,7 +24,7 @@ from typing import Any
 import gem_flux_mcp.services.batch.outputs as outputs
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ServerError, ValidationError
-from gem_flux_mcp.modeling.inputs.genome import GeneCalling
+from gem_flux_mcp.modeling.inputs.genome import GeneCalling, TranslationTable
 
 from .inputs import GenomeInput
 from .storing import StoreTarget
@@ -50,6 +50,7 @@ class BatchSpec:
     gene_calling: GeneCalling = "auto"
     phenotype_panels: tuple[str, ...] = ()
     store_to: StoreTarget | None = None  # workers also keep each model they build in this store
+    translation_table: TranslationTable = "auto"
 
 
 @dataclass
@@ -100,7 +101,8 @@ def plan_tasks(spec: BatchSpec, align_threads: int | None = None) -> tuple[list[
     todo: list[GenomeTask] = []
     done: list[dict[str, Any]] = []
     for genome in spec.inputs:
-        key = settings_key(genome.path, media, spec.template, spec.gene_calling, spec.phenotype_panels)
+        key = settings_key(genome.path, media, spec.template, spec.gene_calling, spec.phenotype_panels,
+                           spec.translation_table)
         row = outputs.completed_row(spec.out_dir, genome.name, key)
         if row is not None:
             done.append({**row, "status": "ok", "skipped": True})
@@ -108,7 +110,7 @@ def plan_tasks(spec: BatchSpec, align_threads: int | None = None) -> tuple[list[
         outputs.attempts_path(spec.out_dir, genome.name).unlink(missing_ok=True)
         todo.append(GenomeTask(genome.name, str(genome.path), str(spec.out_dir), str(spec.data_dir),
                                str(spec.cache_dir), media, spec.template, spec.gene_calling, spec.phenotype_panels,
-                               key, align_threads, spec.store_to))
+                               key, align_threads, spec.store_to, spec.translation_table))
     return todo, done
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import gem_flux_mcp.services.batch.outputs as outputs
 from gem_flux_mcp.errors import GemFluxError
-from gem_flux_mcp.modeling.inputs.genome import GeneCalling
+from gem_flux_mcp.modeling.inputs.genome import GeneCalling, TranslationTable
 from gem_flux_mcp.services.batch.storing import StoreTarget, store_built
 
 REPORT_VERSION = 1
@@ -50,14 +50,16 @@ class GenomeTask:
     settings_key: str = field(default="", compare=False)
     align_threads: int | None = None  # None: one per core of the worker's machine
     store_to: StoreTarget | None = None  # also keep the model in this store
+    translation_table: TranslationTable = "auto"
 
 
 def settings_key(path: Path, media: dict[str, Medium], template: str, gene_calling: str,
-                 panels: tuple[str, ...]) -> str:
+                 panels: tuple[str, ...], translation_table: str | int = "auto") -> str:
     """What a finished genome's output depends on: its input file's content and the settings. A
     rerun with the same key skips the genome; anything else builds it again."""
     content = outputs.file_sha256(path)
-    settings = {"input_sha256": content, "template": template, "gene_calling": gene_calling, "panels": list(panels),
+    settings = {"input_sha256": content, "template": template, "gene_calling": gene_calling,
+                "translation_table": translation_table, "panels": list(panels),
                 "media": {name: sorted(medium.items()) for name, medium in media.items()},
                 "report_version": REPORT_VERSION}
     return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
@@ -114,8 +116,10 @@ def _run(task: GenomeTask, row: dict[str, Any]) -> tuple[dict[str, Any], dict[st
 
     data_dir, cache_dir, out_dir = Path(task.data_dir), Path(task.cache_dir), Path(task.out_dir)
     biochem = biochem_for(data_dir, cache_dir)
-    found = read_proteins_file(Path(task.path), "auto", task.gene_calling, "input")
-    row.update(num_proteins=found.report.get("num_proteins"), genes_called=found.report.get("genes_called"))
+    found = read_proteins_file(Path(task.path), "auto", task.gene_calling, "input", task.translation_table)
+    tables = found.report.get("translation_tables") or []
+    row.update(num_proteins=found.report.get("num_proteins"), genes_called=found.report.get("genes_called"),
+               translation_table=tables[0] if found.report.get("gene_calling_mode") == "single" else None)
     result = reconstruct(task.name, found.proteins, task.media, template=task.template, data_dir=data_dir,
                          cache_dir=cache_dir, biochem=biochem,
                          options=BuildOptions(align_threads=task.align_threads))

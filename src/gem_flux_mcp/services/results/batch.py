@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import Field
+
 from gem_flux_mcp.services.results.base import Result
 
 BatchStatus = Literal["running", "finished", "failed", "cancelled"]
@@ -15,6 +17,8 @@ class BatchGenome(Result):
     template: str | None = None
     num_proteins: int | None = None
     genes_called: int | None = None
+    translation_table: int | None = Field(default=None, description="Genetic code the genes were called with "
+                                          "(genomes in single mode; None for proteins and meta mode)")
     num_reactions: int | None = None
     num_genes: int | None = None
     gapfill_added: int | None = None

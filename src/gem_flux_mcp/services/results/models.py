@@ -97,7 +97,8 @@ class BuildModelResult(ModelInfo):
         description="What was read: input_kind (protein_fasta, genome_fasta, genbank, gff3, inline_proteins), "
                     "num_proteins, num_skipped and the skipped ids with their reason (internal_stop, empty, "
                     "invalid_characters, pseudogene), trailing_stops_removed; for genomes genes_called, "
-                    "gene_calling_mode, genome_bp")
+                    "gene_calling_mode, genome_bp, translation_tables (the genetic code used), "
+                    "translation_table_reason (why: 'auto' chooses 11 or 4) and coding_density")
     warnings: list[str] = Field(description="What was skipped or changed on the way in; empty when nothing was")
     atp_correction: dict[str, Any]
     interpretation: dict[str, str]
