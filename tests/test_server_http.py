@@ -61,3 +61,25 @@ def test_foreign_origin_is_rejected(http_server: str) -> None:
 def test_binds_to_loopback_by_default(http_server: str, tmp_path: Any) -> None:
     log = (tmp_path / "http-server.log").read_text()
     assert "127.0.0.1" in log and "0.0.0.0" not in log
+
+
+@pytest.mark.anyio
+async def test_the_header_check_finds_each_tools_schema_as_tools_list_shows_it(http_server: str) -> None:
+    """The SDK checks a 2026-07-28 call's Mcp-Param headers against the tool's input schema. The
+    app hands it each schema, found once at start-up (server/tool_schemas.py), instead of letting
+    it run a whole tools/list per call: the schemas must be the ones clients are shown."""
+    from fastmcp import Client as InMemoryClient
+
+    from gem_flux_mcp.server.app import create_app
+
+    app = create_app()
+    lookup = app._mcp_server.get_tool_input_schema
+    assert lookup is not None and lookup("get_compound_name") is None  # filled by the app's lifespan
+    async with InMemoryClient(app):
+        assert lookup("get_compound_name") is not None
+    async with http_client(http_server, "2026-07-28") as client:
+        listed = (await client.list_tools()).tools
+    assert len(listed) >= 25
+    for tool in listed:
+        assert lookup(tool.name) == tool.input_schema, tool.name
+    assert lookup("no_such_tool") is None

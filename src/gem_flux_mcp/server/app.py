@@ -24,7 +24,7 @@ from starlette.middleware import Middleware
 from gem_flux_mcp import CONTRACT_VERSION, __version__
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
-from gem_flux_mcp.server import access, dashboard, model_resources, runtime
+from gem_flux_mcp.server import access, dashboard, model_resources, runtime, tool_schemas
 from gem_flux_mcp.server.arguments import ArgumentErrorMiddleware
 from gem_flux_mcp.server.dashboard.batches import JobsAsBatchSource
 from gem_flux_mcp.server.dependencies import RESOURCES
@@ -70,11 +70,13 @@ def create_app(resources: Resources | None = None, *, with_dashboard: bool = Fal
 
     @contextlib.asynccontextmanager
     async def lifespan(server: FastMCP) -> AsyncIterator[dict[str, Any]]:
+        await schemas.load(server)  # every tool is registered by now
         yield {RESOURCES: resources} if resources is not None else {}
 
     mcp = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan,
                   # tool-contract version, also in capabilities.experimental (initialize and discover)
                   experimental_capabilities={"gem-flux/tool-contract": {"version": CONTRACT_VERSION}})
+    schemas = tool_schemas.install(mcp)
     recorder = resources.recorder if resources is not None else None
     # first added = outermost: the recorder sees the final result, envelopes included
     mcp.add_middleware(RecordingMiddleware(lambda: recorder, access.request_workspace))
