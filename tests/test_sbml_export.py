@@ -148,6 +148,87 @@ def test_imported_modelseedpy_json_with_null_formulas(data_dir: Path, biochem: B
     assert again.metabolites.cpd00027_e0.annotation == back.metabolites.cpd00027_e0.annotation
 
 
+def modelseedpy_built(data_dir: Path) -> cobra.Model:
+    """A draft ModelSEEDpy's MSBuilder assembles itself from the E. coli proteome, roles matched
+    from the headers' product names: its gene rules nest alternatives, e.g.
+    '(NP_415345.2 or NP_415422.1) or (NP_415344.1 or NP_415423.1)'."""
+    from modelseedpy.core.msbuilder import MSBuilder
+    from modelseedpy.core.msgenome import MSFeature, MSGenome
+
+    from gem_flux_mcp.data.templates import load_template
+    from gem_flux_mcp.modeling.annotate import RoleMatcher, roles_from_functions
+    from gem_flux_mcp.modeling.inputs import product_from_description, read_proteins_file
+
+    template = load_template(data_dir, "GramNegative")
+    proteins = read_proteins_file(data_dir / "genomes" / "ecoli_k12_mg1655.faa", "proteins").proteins
+    names = {role.id: role.name for role in template.roles}
+    products = {p.id: [name] for p in proteins if (name := product_from_description(p.description))}
+    roles = roles_from_functions(products, RoleMatcher(names.items()))
+    genome = MSGenome()
+    features = []
+    for protein in proteins:
+        feature = MSFeature(protein.id, protein.sequence)
+        for match in roles.get(protein.id, []):
+            feature.add_ontology_term("RAST", names[match.role_id])
+        features.append(feature)
+    genome.add_features(features)
+    return MSBuilder(genome, template).build("msb", "0", allow_all_non_grp_reactions=True, annotate_with_rast=False)
+
+
+def same_boolean_function(rule: cobra.core.gene.GPR, other: cobra.core.gene.GPR, genes: set[str]) -> bool:
+    """The two rules agree with every single gene knocked out and with every gene left alone."""
+    cases = [{g} for g in genes] + [genes - {g} for g in genes] + [set(), set(genes)]
+    return all(rule.eval(knocked) == other.eval(knocked) for knocked in cases)
+
+
+def test_an_imported_modelseedpy_model_exports_to_sbml(data_dir: Path, tmp_path: Path,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """A user's ModelSEEDpy model, brought in as COBRApy JSON, exports to SBML: a rule written
+    with other nesting is the same rule, not a loss (it was refused before)."""
+    save_json_model(modelseedpy_built(data_dir), str(tmp_path / "msb.json"))
+    model = model_io.read_model(tmp_path / "msb.json", "json")
+    nested = [r for r in model.reactions if ") or (" in r.gene_reaction_rule]
+    assert len(nested) >= 10  # the case: rules whose text the SBML writer flattens
+    written = model_io.export_model_file(model, tmp_path / "msb.xml", "sbml")
+    assert written.size_bytes > 0 and written.warnings == []
+    assert libsbml_issues(tmp_path / "msb.xml") == ([], [])
+    with caplog.at_level(logging.WARNING):
+        back = model_io.read_model(tmp_path / "msb.xml", "sbml")
+    assert cobra_records(caplog) == []
+    assert {r.id for r in back.reactions} == {r.id for r in model.reactions}
+    flattened = 0
+    for reaction in model.reactions:
+        other = back.reactions.get_by_id(reaction.id)
+        assert other.bounds == pytest.approx(reaction.bounds)
+        assert {m.id: c for m, c in other.metabolites.items()} == pytest.approx(
+            {m.id: c for m, c in reaction.metabolites.items()})
+        genes = {g.id for g in reaction.genes}
+        assert {g.id for g in other.genes} == genes
+        assert same_boolean_function(reaction.gpr, other.gpr, genes), reaction.id
+        flattened += other.gene_reaction_rule != reaction.gene_reaction_rule
+    assert flattened >= len(nested)  # the text did change; the rules did not
+
+
+def test_rules_and_names_are_compared_by_meaning() -> None:
+    """Nesting, repeats and order of a gene rule, and whitespace in a name, are not losses; a
+    changed rule or name is."""
+    from gem_flux_mcp.modeling.sbml.content import content_differences, model_content
+
+    model = load_model("textbook")
+    model.reactions.PGI.gene_reaction_rule = "(b4025 or b1101) or (b4025 or b1101) or b2417"
+    model.reactions.PFK.name = "  Phosphofructokinase "
+    same = model.copy()
+    same.reactions.PGI.gene_reaction_rule = "b2417 or b1101 or b4025"
+    same.reactions.PFK.name = "Phosphofructokinase"
+    assert content_differences(model_content(model, sbml=False), model_content(same, sbml=False)) == []
+    changed = model.copy()
+    changed.reactions.PGI.gene_reaction_rule = "(b4025 and b1101) or b2417"
+    changed.reactions.PFK.name = "Phosphofructokinase 2"
+    problems = content_differences(model_content(model, sbml=False), model_content(changed, sbml=False))
+    assert any(p.startswith("reactions: gene rule differs for 1 (PGI)") for p in problems), problems
+    assert any(p.startswith("reactions: name differs for 1 (PFK)") for p in problems), problems
+
+
 @pytest.mark.parametrize("name", ["textbook", "iJO1366"])
 def test_cobrapy_models(name: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     model = load_model(name)

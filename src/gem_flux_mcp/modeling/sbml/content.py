@@ -5,12 +5,14 @@ Compared: model id, name, notes, annotation, objective (coefficients and directi
 compartments and their names; metabolites (name, compartment, formula, charge, notes,
 annotation); reactions (name, bounds, stoichiometry, gene rule, subsystem, notes, annotation);
 genes (name, notes, annotation); and for SBML the groups. Values are normalised the way the
-formats store them (notes as stripped text, annotations as sets of identifiers, numbers to 12
-significant digits), so only real losses differ.
+formats store them (notes as stripped text, names with their whitespace collapsed, gene rules by
+their boolean structure, annotations as sets of identifiers, numbers to 12 significant digits),
+so only real losses differ.
 """
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.modeling.sbml.notes import decoded_notes, normalized_notes
@@ -60,7 +62,40 @@ def normalized_annotation(annotation: Any) -> dict[str, list[str]]:
 
 
 def _gene_rule(reaction: cobra.Reaction) -> str:
-    return reaction.gpr.to_string() if reaction.gpr is not None and reaction.gpr.body is not None else ""
+    """The gene rule by its meaning: nested and/or of one kind flattened, repeated terms dropped,
+    terms sorted. `(A or B) or (A or B) or C` and `A or B or C` are one rule; SBML's fbc writes a
+    rule's nesting its own way, so the text may change while the rule does not."""
+    if reaction.gpr is None or reaction.gpr.body is None:
+        return ""
+    return _render(_canonical(reaction.gpr.body), top=True)
+
+
+def _canonical(node: ast.AST) -> str | tuple[str, frozenset[Any]]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.BoolOp):
+        kind = "and" if isinstance(node.op, ast.And) else "or"
+        terms: set[Any] = set()
+        for value in node.values:
+            term = _canonical(value)
+            if isinstance(term, tuple) and term[0] == kind:
+                terms |= term[1]
+            else:
+                terms.add(term)
+        return next(iter(terms)) if len(terms) == 1 else (kind, frozenset(terms))
+    return ast.dump(node)  # not written by COBRApy; compared as it is
+
+
+def _render(term: str | tuple[str, frozenset[Any]], top: bool = False) -> str:
+    if isinstance(term, str):
+        return term
+    text = f" {term[0]} ".join(sorted(_render(t) for t in term[1]))
+    return text if top else f"({text})"
+
+
+def _name(value: str | None) -> str:
+    """A name as SBML keeps it: runs of whitespace as one space, none at the ends."""
+    return " ".join((value or "").split())
 
 
 def model_content(model: cobra.Model, sbml: bool, escaped_notes: bool = False) -> Content:
@@ -74,28 +109,28 @@ def model_content(model: cobra.Model, sbml: bool, escaped_notes: bool = False) -
     content: Content = {
         "model": {"model": {
             "id": model.id or "",
-            "name": model.name or "",
+            "name": _name(model.name),
             "notes": notes(model.notes),
             "annotation": normalized_annotation(model.annotation),
             "objective": {k: _number(v) for k, v in objective_coefficients(model).items()},
             "objective direction": model.solver.objective.direction,
         }},
-        "compartments": {str(k): {"name": v or ""} for k, v in model.compartments.items()},
+        "compartments": {str(k): {"name": _name(v)} for k, v in model.compartments.items()},
         "metabolites": {m.id: {
-            "name": m.name or "", "compartment": m.compartment or "", "formula": m.formula or None,
+            "name": _name(m.name), "compartment": m.compartment or "", "formula": m.formula or None,
             # COBRApy's SBML reader gives a species without fbc:charge the charge 0
             "charge": (0.0 if sbml else None) if m.charge is None else _number(m.charge),
             "notes": notes(m.notes), "annotation": normalized_annotation(m.annotation),
         } for m in model.metabolites},
         "reactions": {},
         "genes": {g.id: {
-            "name": g.name or "",
+            "name": _name(g.name),
             "notes": notes(g.notes), "annotation": normalized_annotation(g.annotation),
         } for g in model.genes},
     }
     for r in model.reactions:
         fields: dict[str, Any] = {
-            "name": r.name or "", "bounds": (_number(r.lower_bound), _number(r.upper_bound)),
+            "name": _name(r.name), "bounds": (_number(r.lower_bound), _number(r.upper_bound)),
             "stoichiometry": {m.id: _number(c) for m, c in r.metabolites.items()}, "gene rule": _gene_rule(r),
             "notes": notes(r.notes), "annotation": normalized_annotation(r.annotation),
         }
