@@ -104,6 +104,10 @@ def test_workflow_commands_refuse_bad_input_before_working(server_env: dict[str,
     proc = gem_flux("gapfill", str(tmp_path / "missing.json"), "--media", "glucose_minimal_aerobic", "--out",
                     str(tmp_path / "o.json"), env=server_env)
     assert proc.returncode == 1 and "FILE_NOT_FOUND" in proc.stderr
+    for bad in ("-1", "0", "11", "nan"):  # the rule gapfill_model applies, with its code, before any work
+        proc = gem_flux("gapfill", str(tmp_path / "missing.json"), "--media", "glucose_minimal_aerobic",
+                        "--target-growth", bad, "--out", str(tmp_path / "o.json"), env=server_env)
+        assert proc.returncode == 1 and "INVALID_TARGET_GROWTH_RATE" in proc.stderr, (bad, proc.stderr)
     assert not list(tmp_path.glob("*.xml")) and not list(tmp_path.glob("o.json"))
 
 

@@ -102,7 +102,7 @@ async def test_gapfill_input_errors(server_env: dict[str, str], data_dir: Path, 
         for bad in (0, -1, 11):
             body = await call(client, "gapfill_model", {**base, "target_growth_rate": bad},
                               error="INVALID_TARGET_GROWTH_RATE")
-            assert body["details"]["valid_range"] == [0.001, 10.0]
+            assert body["details"]["valid_range"] == [0.0, 10.0] and body["details"]["minimum_exclusive"]
         body = await call(client, "gapfill_model", {**base, "gapfill_mode": "genome"}, error="INVALID_GAPFILL_MODE")
         assert body["details"]["valid_modes"] == ["full", "atp_only", "genomescale_only"]
         body = await call(client, "gapfill_model", {"model_id": "tiny.draft"}, error="INVALID_MEDIA")

@@ -115,7 +115,10 @@ def _gapfill_lines(steps: list[Any]) -> list[str]:
 def _gapfill(args: argparse.Namespace, settings: Settings, started: float) -> dict[str, Any]:
     from gem_flux_mcp.modeling.model_io import detect_format
     from gem_flux_mcp.modeling.reconstruct import gapfill_in_turn
+    from gem_flux_mcp.services.gapfill import check_gapfill_mode, check_target_growth_rate
 
+    # the rules gapfill_model applies, before any work
+    target_growth, mode = check_target_growth_rate(args.target_growth), check_gapfill_mode(args.mode)
     out = Path(args.out)
     detect_format(out, None)  # a bad --out fails now, not after the work
     media = media_from_args(args.media, settings)
@@ -123,7 +126,7 @@ def _gapfill(args: argparse.Namespace, settings: Settings, started: float) -> di
     biochem = _biochem(settings)
     with progress_reporter("gapfill", quiet=args.quiet, started=started) as progress:
         gapfilled, steps = gapfill_in_turn(model, media, args.template, settings.data_dir, biochem,
-                                           target_growth=args.target_growth, mode=args.mode, progress=progress,
+                                           target_growth=target_growth, mode=mode, progress=progress,
                                            together=args.together)
     written = _write(gapfilled, out, biochem)
     added = sum(s.reactions_added for s in steps)

@@ -29,7 +29,8 @@ def check_target_growth_rate(target_growth_rate: object, model_id: str = "E_coli
         raise ValidationError(
             ErrorCode.INVALID_TARGET_GROWTH_RATE,
             f"target_growth_rate must be a number > 0 and <= {MAX_TARGET_GROWTH} (1/h); got {target_growth_rate!r}.",
-            details={"provided_value": repr(target_growth_rate)[:30], "valid_range": [0.001, MAX_TARGET_GROWTH],
+            details={"provided_value": repr(target_growth_rate)[:30], "valid_range": [0.0, MAX_TARGET_GROWTH],
+                     "minimum_exclusive": True,
                      "typical_range": [0.01, 1.0], "recommendation": 0.01},
             suggestions=["Use 0.01 (the default) to ask for any growth; 0.1-1.0 for realistic rates."],
             example_call={"tool": "gapfill_model", "arguments": {"model_id": model_id, "media_id":
