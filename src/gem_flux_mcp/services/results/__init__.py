@@ -31,7 +31,7 @@ from gem_flux_mcp.services.results.analysis import (
     VariabilityRow,
     VariabilitySummary,
 )
-from gem_flux_mcp.services.results.base import Envelope, Result, output_schema
+from gem_flux_mcp.services.results.base import Result, output_schema
 from gem_flux_mcp.services.results.batch import (
     BatchCounts,
     BatchGenome,
@@ -106,7 +106,6 @@ __all__ = [
     "DiagnosisResult",
     "DifferenceCounts",
     "EnergyCycleFound",
-    "Envelope",
     "EssentialityResult",
     "EssentialitySummary",
     "ExchangeFlux",

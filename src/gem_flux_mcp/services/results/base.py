@@ -1,8 +1,9 @@
-"""The base of every result model, the error envelope, and the output schema of a model."""
+"""The base of every result model, and the output schema of a model. (The error envelope is
+built in one place, `errors.py`.)"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -11,22 +12,6 @@ class Result(BaseModel):
     """Base of every result model (and of the models nested in them)."""
 
     model_config = ConfigDict(extra="forbid")
-
-
-class Envelope(BaseModel):
-    """The error envelope (returned with isError: true)."""
-
-    success: Literal[False]
-    error_type: str
-    error_code: str
-    jsonrpc_error_code: int
-    message: str
-    details: dict[str, Any]
-    suggestions: list[str]
-    valid_next_steps: list[str]
-    example_call: dict[str, Any] | None
-    tool_name: str | None
-    timestamp: str
 
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
