@@ -74,10 +74,22 @@ def atp_making_directions_open(model: cobra.Model) -> dict[str, int]:
     (id -> sign of the ATP-hydrolysing direction)."""
     opened = {}
     for rid, sign in sorted(atp_driven_transporters(model).items()):
-        reaction = model.reactions.get_by_id(rid)
-        if (reaction.lower_bound < 0) if sign > 0 else (reaction.upper_bound > 0):
+        if _makes_atp_open(model.reactions.get_by_id(rid), sign):
             opened[rid] = sign
     return opened
+
+
+def _makes_atp_open(reaction: cobra.Reaction, sign: int) -> bool:
+    """Whether the bounds let `reaction` run against `sign`, its ATP-hydrolysing direction."""
+    return bool(reaction.lower_bound < 0) if sign > 0 else bool(reaction.upper_bound > 0)
+
+
+def _close_atp_making(reaction: cobra.Reaction, sign: int, why: str) -> None:
+    if sign > 0:
+        reaction.lower_bound = 0.0
+    else:
+        reaction.upper_bound = 0.0
+    reaction.notes["gemflux_direction"] = why
 
 
 def orient_atp_driven_transport(model: cobra.Model) -> list[str]:
@@ -85,12 +97,7 @@ def orient_atp_driven_transport(model: cobra.Model) -> list[str]:
     changed. A transporter left with no direction at all is kept, closed, for the record."""
     changed = []
     for rid, sign in atp_making_directions_open(model).items():
-        reaction = model.reactions.get_by_id(rid)
-        if sign > 0:
-            reaction.lower_bound = 0.0
-        else:
-            reaction.upper_bound = 0.0
-        reaction.notes["gemflux_direction"] = "ATP-driven transport: hydrolyses ATP only"
+        _close_atp_making(model.reactions.get_by_id(rid), sign, "ATP-driven transport: hydrolyses ATP only")
         changed.append(rid)
     return changed
 
@@ -121,12 +128,8 @@ def orient_atp_coupled_reactions(model: cobra.Model, reversibility: Mapping[str,
         sign = atp_coupled_sign({m.id: c for m, c in reaction.metabolites.items()})
         if sign is None or reversibility.get(reaction.id.split("_")[0]) != (">" if sign > 0 else "<"):
             continue
-        if (reaction.lower_bound < 0) if sign > 0 else (reaction.upper_bound > 0):
-            if sign > 0:
-                reaction.lower_bound = 0.0
-            else:
-                reaction.upper_bound = 0.0
-            reaction.notes["gemflux_direction"] = "ATP-driven, irreversible in the database: hydrolyses ATP only"
+        if _makes_atp_open(reaction, sign):
+            _close_atp_making(reaction, sign, "ATP-driven, irreversible in the database: hydrolyses ATP only")
             changed.append(reaction.id)
     return changed
 

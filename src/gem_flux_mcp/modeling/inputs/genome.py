@@ -126,8 +126,8 @@ def _call_single(sequences: list[tuple[str, str]], table: Table) -> tuple[list[P
     with warnings.catch_warnings():  # 'should be at least 100000 characters': the user chose single
         warnings.simplefilter("ignore", UserWarning)
         finder.train(first, *rest, translation_table=table)
-    proteins, covered, _ = _find(finder, sequences)
-    return proteins, covered / max(sum(len(s) for _, s in sequences), 1)
+    proteins, density, _ = _find(finder, sequences)
+    return proteins, density
 
 
 def _choose_table(sequences: list[tuple[str, str]]) -> tuple[Table, str]:
@@ -170,12 +170,13 @@ def _call_meta(sequences: list[tuple[str, str]],
             )
         bins = pyrodigal.MetagenomicBins(kept)
     finder = pyrodigal.GeneFinder(meta=True, metagenomic_bins=bins)
-    proteins, covered, tables = _find(finder, sequences)
-    return proteins, covered / max(sum(len(s) for _, s in sequences), 1), sorted(tables)
+    proteins, density, tables = _find(finder, sequences)
+    return proteins, density, sorted(tables)
 
 
-def _find(finder: Any, sequences: list[tuple[str, str]]) -> tuple[list[Protein], int, set[int]]:
-    """The genes `finder` calls on each contig, the bases they cover, and the codes they were read with."""
+def _find(finder: Any, sequences: list[tuple[str, str]]) -> tuple[list[Protein], float, set[int]]:
+    """The genes `finder` calls on each contig, the share of the bases they cover, and the codes
+    they were read with."""
     proteins: list[Protein] = []
     tables: set[int] = set()
     covered = 0
@@ -188,4 +189,4 @@ def _find(finder: Any, sequences: list[tuple[str, str]]) -> tuple[list[Protein],
                 f"{contig_id}_{number}", gene.translate(include_stop=False),
                 f"# {gene.begin} # {gene.end} # {strand} # partial={int(gene.partial_begin)}{int(gene.partial_end)}",
             ))
-    return proteins, covered, tables
+    return proteins, covered / max(sum(len(s) for _, s in sequences), 1), tables
