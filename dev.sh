@@ -3,6 +3,8 @@
 #   ./dev.sh serve [ARGS]   set up .venv, make sure reference data is there, start the MCP server
 #   ./dev.sh test [ARGS]    set up .venv (and Chromium, PostgreSQL for their tests), run lint, type
 #                           checks and the whole test suite
+#   ./dev.sh test-fast      lint, type checks and the fast tier (no genome build, browser, PostgreSQL
+#                           or cluster): about 3 minutes, for your own loop
 #   ./dev.sh lock           re-resolve requirements.lock from pyproject.toml
 # All set-up output goes to stderr: under stdio, stdout belongs to the MCP protocol.
 set -euo pipefail
@@ -76,6 +78,14 @@ case "$cmd" in
         .venv/bin/ruff check src tests benchmarks scripts
         .venv/bin/mypy
         exec .venv/bin/python -m pytest "$@"
+        ;;
+    test-fast)
+        # the fast tier: lint, types and every test that needs no genome build, browser, PostgreSQL
+        # or Dask cluster (tests/conftest.py marks those `slow`); about 3 minutes on 2 cores
+        setup
+        .venv/bin/ruff check src tests benchmarks scripts
+        .venv/bin/mypy
+        exec .venv/bin/python -m pytest -m "not slow" "$@"
         ;;
     lock)
         rm -rf .lock-venv

@@ -27,6 +27,20 @@ sys.path.insert(0, str(REPO / "scripts"))  # repository scripts the tests check 
 GEM_FLUX = str(Path(sys.executable).with_name("gem-flux"))
 
 
+# Fixtures that build a genome, start a browser or a PostgreSQL server: every test that uses one
+# (directly or through another fixture) is marked `slow` at collection, so the fast tier
+# (`./dev.sh test-fast`: -m "not slow") stays fast without anyone remembering to mark it. Tests
+# that build a genome or start a Dask cluster themselves carry the mark in their module.
+HEAVY_FIXTURES = frozenset({"ecoli", "ecoli_run", "postgres", "postgres_url", "chromium", "browser", "driver", "lab",
+                            "subset_draft"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if HEAVY_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def _no_shared_database(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests keep their state in their own folders (or the PostgreSQL database they ask for),

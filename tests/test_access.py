@@ -18,6 +18,7 @@ TOKEN_A = "token-alpha-0123456789"
 TOKEN_B = "token-bravo-0123456789"
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_tokens_separate_workspaces(server_env: dict[str, str], tmp_path: Path) -> None:
     for lab in ("lab_a", "lab_b"):  # under tokens each workspace reads and writes its own folder

@@ -242,6 +242,7 @@ async def test_batch_tools_over_mcp(http_server: str, tmp_path: Path, data_dir: 
     assert job_id in page and again["job_id"] in page and "1 done, 0 failed of 1" in page
 
 
+@pytest.mark.slow
 def test_batch_command_on_an_existing_dask_cluster(data_dir: Path, cache_dir: Path, biochem: Any,
                                                    tmp_path: Path) -> None:
     """`gem-flux batch --scheduler` sends the genomes to a cluster started apart, as a lab runs

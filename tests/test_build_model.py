@@ -130,6 +130,7 @@ def subset_draft(data_dir: Path, biochem: BiochemIndex, tmp_path_factory: pytest
     return proteins, result
 
 
+@pytest.mark.slow
 def test_known_enzymes_get_their_reactions_with_evidence(subset_draft) -> None:  # type: ignore[no-untyped-def]
     _, result = subset_draft
     model = result.model
@@ -260,6 +261,7 @@ def test_enzyme_bound_fad_and_outside_enzymes_are_matched(data_dir: Path, bioche
     assert found["PGPP160pp"] == found["PGPP160"] and "rxn09104" in found["PGPP160"]
 
 
+@pytest.mark.slow
 def test_near_best_hits_bring_only_boundary_reactions(data_dir: Path, biochem: BiochemIndex, tmp_path: Path) -> None:
     """A reference of two models: in `own` a gene identical to the query runs glucose-6-phosphate
     isomerase (PGI); in `other` a slightly different copy (1 residue in 40 changed) runs PGI,
@@ -302,6 +304,7 @@ def test_near_best_hits_bring_only_boundary_reactions(data_dir: Path, biochem: B
     assert near["rxn00221_e"].best_target == "other.g2" and 90 < near["rxn00221_e"].best_identity < 100
 
 
+@pytest.mark.slow
 def test_indexed_mmseqs_search_finds_the_same_hits_and_is_built_once(data_dir: Path, tmp_path: Path) -> None:
     """The indexed target database (kept in the cache) gives exactly easy-search's hits, with
     easy-search's identity over the whole alignment; a second search reuses it."""

@@ -68,6 +68,7 @@ async def wait_until_no_workers(marker: str, timeout_s: float = 15.0) -> list[st
         await anyio.sleep(0.2)
 
 
+@pytest.mark.slow
 async def test_build_over_mcp_with_progress_and_a_responsive_server(server_env: dict[str, str], data_dir: Path,
                                                                     tmp_path: Path) -> None:
     fasta = write_subset(data_dir, tmp_path / "ecoli400.faa", 400)
@@ -106,6 +107,7 @@ async def test_build_over_mcp_with_progress_and_a_responsive_server(server_env: 
         assert time.perf_counter() - started < 2
 
 
+@pytest.mark.slow
 async def test_cancelling_a_build_stops_the_worker_and_the_aligner(server_env: dict[str, str], data_dir: Path,
                                                                    tmp_path: Path) -> None:
     marker = f"GEMFLUX_TEST_MARKER={tmp_path.name}"
@@ -145,6 +147,7 @@ async def test_cancelling_a_build_stops_the_worker_and_the_aligner(server_env: d
         assert done["model_id"].endswith(".draft")
 
 
+@pytest.mark.slow
 async def test_build_from_a_genome_over_mcp(server_env: dict[str, str], tmp_path: Path) -> None:
     """A genome assembly (pyrodigal's 870 kb E. coli contig, gzipped) instead of proteins: genes
     called with Prodigal in single mode, built with homology, the answer saying what was read."""
@@ -175,6 +178,7 @@ async def test_build_from_a_genome_over_mcp(server_env: dict[str, str], tmp_path
         assert "genome_file_path" in " ".join(body["suggestions"])
 
 
+@pytest.mark.slow
 async def test_a_mycoplasma_like_genome_is_read_with_table_4_over_mcp(server_env: dict[str, str],
                                                                       tmp_path: Path) -> None:
     """The E. coli contig recoded as a table-4 genome reads (every tryptophan TGA, every TGA stop
@@ -199,6 +203,7 @@ async def test_a_mycoplasma_like_genome_is_read_with_table_4_over_mcp(server_env
         assert listed == {"myco.draft", "myco11.draft"}  # the refused call stored nothing
 
 
+@pytest.mark.slow
 async def test_build_input_errors(server_env: dict[str, str], tmp_path: Path) -> None:
     bad_fasta = tmp_path / "bad.faa"
     bad_fasta.write_text("MKV\n>a\nMKV\n")
@@ -304,6 +309,7 @@ def test_rast_failures_give_a_clear_error(fake_rast: str) -> None:
     assert hinted["example_call"]["arguments"] == {"annotate_with_rast": False}
 
 
+@pytest.mark.slow
 async def test_build_with_rast_records_rast_evidence(server_env: dict[str, str], fake_rast: str,
                                                      data_dir: Path) -> None:
     lines = (data_dir / "genomes" / "ecoli_k12_mg1655.faa").read_text().split(">")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from gem_flux_mcp.cli.main import main
 
 
@@ -22,6 +24,7 @@ def test_data_index_fails_clearly_without_data(tmp_path: Path, capsys: object) -
     assert "not found" in capsys.readouterr().err  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_build_command_writes_a_valid_sbml_model(data_dir: Path, cache_dir: Path, tmp_path: Path,
                                                  biochem: object) -> None:
     import json

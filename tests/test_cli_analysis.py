@@ -57,6 +57,7 @@ def test_essentiality_command_equals_cobrapy(files: dict[str, Path], server_env:
     assert "against observed (3 compared)" in proc.stdout
 
 
+@pytest.mark.slow
 def test_phenotypes_fva_and_compare_commands(files: dict[str, Path], server_env: dict[str, str],
                                              tmp_path: Path) -> None:
     reference = textbook()
@@ -101,6 +102,7 @@ def test_phenotypes_fva_and_compare_commands(files: dict[str, Path], server_env:
     assert proc.returncode == 1 and "INVALID_COMPOUND_IDS" in proc.stderr
 
 
+@pytest.mark.slow
 def test_diagnose_command_names_what_a_broken_model_cannot_make(files: dict[str, Path], server_env: dict[str, str],
                                                                  tmp_path: Path) -> None:
     """The textbook model without its glutamine synthetase (GLNS) cannot make glutamine, a

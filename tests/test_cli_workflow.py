@@ -34,6 +34,7 @@ def growth(model: cobra.Model, medium: dict[str, tuple[float, float]]) -> float:
         return float(model.slim_optimize(error_value=0.0))
 
 
+@pytest.mark.slow
 def test_reconstruct_a_genome_in_one_command(server_env: dict[str, str], data_dir: Path, tmp_path: Path) -> None:
     """Corynebacterium diphtheriae (pyrodigal's test genome, 2.5 Mb, Gram-positive): genes called,
     the template chosen from the genome, built, gapfilled, written as SBML that grows in COBRApy."""
@@ -93,6 +94,7 @@ def test_gapfill_on_two_media_then_fba(ecoli: cobra.Model, server_env: dict[str,
     assert len((tmp_path / "fluxes.tsv").read_text().splitlines()) == len(fba["fluxes"]) + 1
 
 
+@pytest.mark.slow
 def test_workflow_commands_refuse_bad_input_before_working(server_env: dict[str, str], tmp_path: Path) -> None:
     proteins = tmp_path / "p.faa"
     proteins.write_text(">a\nMKV\n")

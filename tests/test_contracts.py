@@ -404,15 +404,18 @@ async def test_clients_see_the_contract_version_and_the_snapshot_schemas(server_
 
 
 def test_a_real_tightening_of_the_live_app_needs_a_major_bump(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Input constraints live in the tool signatures, so the published schemas carry them and the
-    checker sees a real narrowing: target_growth_rate <= 10 tightened to <= 5, and a gapfill mode
-    dropped from the enum."""
-    from typing import Literal
+    """Input constraints live in the argument rules the tool signatures use, so the published
+    schemas carry them and the checker sees a real narrowing: target_growth_rate <= 10 tightened
+    to <= 5, and a gapfill mode dropped from the enum."""
+    import dataclasses
+    from typing import Annotated, Literal
 
+    from gem_flux_mcp.rules.catalog import GAPFILL_MODE, TARGET_GROWTH_RATE
     from gem_flux_mcp.server.tools import gapfill
 
-    monkeypatch.setattr(gapfill, "MAX_TARGET_GROWTH", 5.0)
-    monkeypatch.setattr(gapfill, "GapfillMode", Literal["full", "genomescale_only"])
+    tighter = dataclasses.replace(TARGET_GROWTH_RATE, le=5.0)
+    monkeypatch.setattr(gapfill, "TargetGrowthRateArg", Annotated[float, tighter])
+    monkeypatch.setattr(gapfill, "GapfillModeArg", Annotated[Literal["full", "genomescale_only"], GAPFILL_MODE])
     tightened = contracts.live_snapshot()
     field = tightened["tools"]["gapfill_model"]["input_schema"]["properties"]
     assert field["target_growth_rate"]["maximum"] == 5.0 and "atp_only" not in json.dumps(field["gapfill_mode"])

@@ -29,11 +29,12 @@ from gem_flux_mcp.modeling.energy import (
     orient_atp_coupled_reactions,
     orient_atp_driven_transport,
 )
-from gem_flux_mcp.modeling.fermentation import check_min_ratio, check_observed, fermentation_products
+from gem_flux_mcp.modeling.fermentation import check_observed, fermentation_products
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
 from gem_flux_mcp.modeling.gapfill.network import Network
 from gem_flux_mcp.modeling.inputs import read_proteins_file
 from gem_flux_mcp.modeling.reconstruct import reconstruct
+from gem_flux_mcp.rules.catalog import MIN_RATIO_RULE
 from models import apply_exchange_medium
 
 # ModelSEED reactions as the database writes them (c0 inside, e0 outside)
@@ -154,7 +155,7 @@ def test_observed_products_and_the_ratio_are_checked() -> None:
     assert refused.value.details["unknown"] == ["vinegar"]
     for bad in (0, -1, True, "0.25", 1e6):
         with pytest.raises(ValidationError):
-            check_min_ratio(bad)
+            MIN_RATIO_RULE.check(bad)
 
 
 # ------------------------------------------------------------------------------ real genomes

@@ -297,6 +297,7 @@ def test_no_nitrogen_source_is_infeasible_and_a_tiny_time_limit_times_out(ecoli:
     assert timeout.value.code == "GAPFILL_TIMEOUT"
 
 
+@pytest.mark.slow
 def test_bsubtilis_gapfill_passes_the_quality_checks(data_dir: Path, biochem: BiochemIndex, tmp_path: Path) -> None:
     draft = build_genome(data_dir, biochem, tmp_path, "bsubtilis_168.faa", "GramPositive")
     medium = medium_of(data_dir, "glucose_minimal_aerobic")

@@ -18,6 +18,7 @@ from mcp_client import call, call_while_probing, in_process_client, stdio_client
 pytestmark = pytest.mark.anyio
 
 
+@pytest.mark.slow
 async def test_build_gapfill_fba_over_mcp(server_env: dict[str, str], data_dir: Path, tmp_path: Path) -> None:
     progress: list[tuple[float, str]] = []
     env = {**server_env, "GEMFLUX_ALLOWED_ROOTS": f"{tmp_path}{os.pathsep}{data_dir}"}
@@ -91,6 +92,7 @@ async def test_build_gapfill_fba_over_mcp(server_env: dict[str, str], data_dir: 
         assert result["media_ids"] == ["glucose_minimal_aerobic"] and result["growth_by_medium"] is None
 
 
+@pytest.mark.slow
 async def test_gapfill_input_errors(server_env: dict[str, str], data_dir: Path, tmp_path: Path) -> None:
     async with in_process_client(server_env) as client:
         seqs = {"p1": "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQ"}
@@ -104,7 +106,7 @@ async def test_gapfill_input_errors(server_env: dict[str, str], data_dir: Path, 
                               error="INVALID_TARGET_GROWTH_RATE")
             assert body["details"]["valid_range"] == [0.0, 10.0] and body["details"]["minimum_exclusive"]
         body = await call(client, "gapfill_model", {**base, "gapfill_mode": "genome"}, error="INVALID_GAPFILL_MODE")
-        assert body["details"]["valid_modes"] == ["full", "atp_only", "genomescale_only"]
+        assert body["details"]["allowed"] == ["full", "atp_only", "genomescale_only"]
         body = await call(client, "gapfill_model", {"model_id": "tiny.draft"}, error="INVALID_MEDIA")
         assert body["example_call"]["arguments"]["media_ids"]
         await call(client, "gapfill_model", {"model_id": "tiny.draft", "media_ids": []}, error="INVALID_MEDIA")

@@ -12,8 +12,9 @@ import pyrodigal
 import pytest
 
 from gem_flux_mcp.errors import ValidationError
-from gem_flux_mcp.modeling.inputs import Protein, check_translation_table, parse_fasta
+from gem_flux_mcp.modeling.inputs import Protein, parse_fasta
 from gem_flux_mcp.modeling.inputs.genome import call_genes
+from gem_flux_mcp.rules.catalog import TRANSLATION_TABLE
 from models import recoded_to_table_4
 
 CONTIG = Path(pyrodigal.__file__).parent / "tests" / "data" / "MIIJ01000039.fna.gz"
@@ -72,11 +73,11 @@ def test_meta_mode_keeps_the_profiles_of_the_table_asked_for(contig: Protein) ->
 
 @pytest.mark.parametrize("given, expected", [("auto", "auto"), (4, 4), ("11", 11), (25, 25), (4.0, 4)])
 def test_translation_table_values(given: object, expected: object) -> None:
-    assert check_translation_table(given) == expected
+    assert TRANSLATION_TABLE.check(given) == expected
 
 
 @pytest.mark.parametrize("given", [1, 7, "four", True, None, 4.5])
 def test_other_translation_tables_are_refused(given: object) -> None:
     with pytest.raises(ValidationError) as error:
-        check_translation_table(given)
+        TRANSLATION_TABLE.check(given)
     assert error.value.code == "INVALID_TRANSLATION_TABLE" and error.value.details["allowed"] == ["auto", 4, 11, 25]

@@ -178,8 +178,8 @@ async def test_bad_filters_get_clear_error_codes(server_env: dict[str, str]) -> 
                            ({"compound": ""}, "INVALID_MEDIA_FILTER"), ({"compound": "cpd123"}, "INVALID_MEDIA_FILTER"),
                            ({"compound": "cpd99999"}, "COMPOUND_NOT_FOUND"),
                            ({"compound": "no such compound xyzzy"}, "COMPOUND_NOT_FOUND"),
-                           ({"name": 5}, "INVALID_ARGUMENTS"), ({"limit": 0}, "INVALID_ARGUMENTS"),
-                           ({"offset": -1}, "INVALID_ARGUMENTS")]:
+                           ({"name": 5}, "INVALID_ARGUMENTS"), ({"limit": 0}, "INVALID_LIMIT"),
+                           ({"offset": -1}, "INVALID_OFFSET")]:
             body = await call(client, "list_media", args, error=code)
             assert body["message"] and (body["suggestions"] or body["example_call"]), body
             if code == "INVALID_MEDIA_FILTER":

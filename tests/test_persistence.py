@@ -36,6 +36,7 @@ def _glucose_medium() -> dict[str, Any]:
             "custom_bounds": {c: ([-10, 1000] if c == "cpd00027" else [-1000, 1000]) for c in cpds}}
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_models_media_and_results_survive_a_restart(server_env: dict[str, str], tmp_path: Path) -> None:
     path = _textbook_file(tmp_path)
@@ -57,6 +58,7 @@ async def test_models_media_and_results_survive_a_restart(server_env: dict[str, 
         assert again["objective_value"] == first["objective_value"]
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_kill_9_during_writes_never_lists_anything_half_written(server_env: dict[str, str],
                                                                       tmp_path: Path) -> None:
@@ -111,6 +113,7 @@ async def test_kill_9_during_writes_never_lists_anything_half_written(server_env
     assert listed_before > 0, "the writers never got a model stored: the test did not exercise anything"
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_ten_concurrent_clients_fifty_calls_each(server_env: dict[str, str], tmp_path: Path) -> None:
     path = _textbook_file(tmp_path)

@@ -24,6 +24,7 @@ def files_under(folder: Path) -> set[Path]:
     return {p for p in folder.rglob("*") if p.is_file() and "state" not in p.relative_to(folder).parts}
 
 
+@pytest.mark.slow
 async def test_remote_client_builds_gapfills_and_downloads_through_resources(
         http_server: str, server_env: dict[str, str], tmp_path: Path) -> None:
     before = files_under(tmp_path)

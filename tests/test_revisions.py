@@ -62,6 +62,7 @@ async def test_revisions_add_remove_bounds_and_history(server_env: dict[str, str
         assert original["num_reactions"] == source["num_reactions"] and original["revisions"] == []
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_knockouts_match_cobrapy(server_env: dict[str, str], tmp_path: Path) -> None:
     path = tmp_path / "textbook.json"

@@ -188,7 +188,7 @@ def test_an_imported_modelseedpy_model_exports_to_sbml(data_dir: Path, tmp_path:
     save_json_model(modelseedpy_built(data_dir), str(tmp_path / "msb.json"))
     model = model_io.read_model(tmp_path / "msb.json", "json")
     nested = [r for r in model.reactions if ") or (" in r.gene_reaction_rule]
-    assert len(nested) >= 10  # the case: rules whose text the SBML writer flattens
+    assert len(nested) >= 5  # the case: rules whose text the SBML writer flattens (6-11, with the hash seed)
     written = model_io.export_model_file(model, tmp_path / "msb.xml", "sbml")
     assert written.size_bytes > 0 and written.warnings == []
     assert libsbml_issues(tmp_path / "msb.xml") == ([], [])
@@ -229,7 +229,7 @@ def test_rules_and_names_are_compared_by_meaning() -> None:
     assert any(p.startswith("reactions: name differs for 1 (PFK)") for p in problems), problems
 
 
-@pytest.mark.parametrize("name", ["textbook", "iJO1366"])
+@pytest.mark.parametrize("name", ["textbook", pytest.param("iJO1366", marks=pytest.mark.slow)])
 def test_cobrapy_models(name: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     model = load_model(name)
     back, written = export_and_check(model, tmp_path / f"{name}.xml", None, caplog)

@@ -36,6 +36,7 @@ def _textbook_media_args() -> dict[str, Any]:
     return {"compounds": list(bounds), "custom_bounds": bounds, "media_name": "textbook_medium"}
 
 
+@pytest.mark.slow
 async def test_no_state_or_cache_file_can_be_read_or_written(server_env: dict[str, str], tmp_path: Path) -> None:
     """The state folder lies inside the allowed root here (as it does by default for many users)."""
     save_json_model(textbook(), str(tmp_path / "textbook.json"))
@@ -147,6 +148,7 @@ def test_nan_and_infinity_in_raw_json_are_refused(server_env: dict[str, str], tm
         assert "finite" in json.dumps(envelope["details"])
 
 
+@pytest.mark.slow
 async def test_two_labs_have_their_own_files_and_no_server_paths(server_env: dict[str, str],
                                                                 tmp_path: Path) -> None:
     env = {**server_env, "GEMFLUX_TOKENS": f"{TOKEN_A}=lab_a,{TOKEN_B}=lab_b"}
@@ -203,6 +205,7 @@ async def test_two_labs_have_their_own_files_and_no_server_paths(server_env: dic
     assert TOKEN_A not in log_text and TOKEN_B not in log_text
 
 
+@pytest.mark.slow
 async def test_recording_stays_bounded_under_fuzzed_calls(server_env: dict[str, str], tmp_path: Path) -> None:
     """1,000 malformed or oversized calls grow the state folder by well under 2 MB."""
     import random

@@ -77,7 +77,7 @@ async def test_get_media_lists_every_compound_with_its_bounds(server_env: dict[s
         typo = await call(client, "get_media", {"media_id": "m9_glucos_aerobic"}, error="MEDIA_NOT_FOUND")
         assert typo["details"]["similar_predefined_media"][0] == "m9_glucose_aerobic"
         assert typo["details"]["num_predefined_media"] >= 75 and len(json.dumps(typo)) < 3000
-        await call(client, "get_media", {"media_id": "mine", "limit": 0}, error="INVALID_ARGUMENTS")
+        await call(client, "get_media", {"media_id": "mine", "limit": 0}, error="INVALID_LIMIT")
 
 
 BUILD_MEDIA_ERRORS: list[tuple[dict[str, Any], str]] = [
@@ -150,6 +150,7 @@ async def test_import_and_fba_equal_cobrapy_on_textbook(server_env: dict[str, st
         assert detail["num_genes"] == len(model.genes) and detail["source"] == "imported"
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_modelseed_namespace_model_matches_cobrapy(server_env: dict[str, str], data_dir: Path,
                                                           tmp_path: Path) -> None:

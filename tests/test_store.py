@@ -733,6 +733,7 @@ while True:
 """
 
 
+@pytest.mark.slow
 def test_kill_9_never_leaves_a_broken_store(state_dir: Path) -> None:
     rng = random.Random(1234)
     loaded: set[str] = set()  # loading is ~60 ms per model: each one is loaded in the round it appears

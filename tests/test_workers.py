@@ -70,6 +70,7 @@ async def test_a_cancelled_waiting_job_leaves_the_queue(tmp_path: Path) -> None:
     assert runner.waiting == 0 and runner._running == 1
 
 
+@pytest.mark.slow
 async def test_two_builds_run_in_parallel_with_two_workers(server_env: dict[str, str], data_dir: Path,
                                                            tmp_path: Path) -> None:
     fasta = write_subset(data_dir, tmp_path / "ecoli200.faa", 200)
@@ -102,6 +103,7 @@ async def test_two_builds_run_in_parallel_with_two_workers(server_env: dict[str,
             assert queued == [], messages["two"]
 
 
+@pytest.mark.slow
 def test_kill_9_during_an_alignment_leaves_no_process_and_no_files(server_env: dict[str, str], data_dir: Path,
                                                                   tmp_path: Path) -> None:
     marker = f"GEMFLUX_TEST_MARKER={tmp_path.name}"

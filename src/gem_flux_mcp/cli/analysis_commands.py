@@ -13,9 +13,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.cli.errors import report_error
+from gem_flux_mcp.cli.options import add_rule_option
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ValidationError
+from gem_flux_mcp.rules.catalog import (
+    DEFAULT_FRACTION,
+    DEFAULT_GROWTH_THRESHOLD,
+    DEFAULT_THRESHOLD,
+    DELETION_TARGET,
+    ESSENTIALITY_THRESHOLD,
+    FRACTION_OF_OPTIMUM,
+    GROWTH_THRESHOLD,
+    MIN_RATIO,
+    MIN_RATIO_RULE,
+    PANEL,
+    UPTAKE_RATE,
+)
 
 if TYPE_CHECKING:
     import cobra
@@ -38,19 +52,21 @@ def add_parsers(sub: Any) -> None:
 
     ess = sub.add_parser("essentiality", help="single gene (or reaction) deletions of a model file")
     ess.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
-    ess.add_argument("--target", choices=["genes", "reactions"], default="genes")
-    ess.add_argument("--threshold", type=float, default=0.1, help="growth ratio below which a deletion is lethal")
+    add_rule_option(ess, "--target", DELETION_TARGET, default="genes")
+    add_rule_option(ess, "--threshold", ESSENTIALITY_THRESHOLD, default=DEFAULT_THRESHOLD,
+                    help="growth ratio below which a deletion is lethal")
     ess.add_argument("--observed", help="TSV: id, essential (1/0, E/NE, true/false) — adds TP/FP/TN/FN and MCC")
     ess.add_argument("--out", help="write every deletion as TSV here")
     common(ess)
 
     phen = sub.add_parser("phenotypes", help="growth phenotype array (Biolog panels) of a model file")
     phen.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
-    phen.add_argument("--panel", choices=["carbon", "nitrogen", "phosphorus", "sulfur"])
+    add_rule_option(phen, "--panel", PANEL)
     phen.add_argument("--compounds", default="", help="comma-separated ModelSEED compound ids to test")
-    phen.add_argument("--growth-threshold", type=float, default=0.1, help="growth (1/h) that counts as growth")
-    phen.add_argument("--uptake-rate", type=float, help="uptake of each tested compound (default: the "
-                                                         "reference source's rate in the medium, else 10)")
+    add_rule_option(phen, "--growth-threshold", GROWTH_THRESHOLD, default=DEFAULT_GROWTH_THRESHOLD,
+                    help="growth (1/h) that counts as growth")
+    add_rule_option(phen, "--uptake-rate", UPTAKE_RATE, help="uptake of each tested compound (default: the "
+                                                             "reference source's rate in the medium, else 10)")
     phen.add_argument("--observed", help="TSV: compound id, grows (1/0, +/-, true/false)")
     phen.add_argument("--out", help="write the array as TSV here")
     common(phen)
@@ -58,8 +74,8 @@ def add_parsers(sub: Any) -> None:
     ferm = sub.add_parser("fermentation", help="fermentation products of a model file: what it secretes at "
                                                "optimal growth (minimal-total-flux solution)")
     ferm.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
-    ferm.add_argument("--min-ratio", type=float, default=0.25, help="a product's secretion is at least this times "
-                                                                    "the growth rate (default 0.25)")
+    add_rule_option(ferm, "--min-ratio", MIN_RATIO_RULE, default=MIN_RATIO,
+                    help="a product's secretion is at least this times the growth rate (default 0.25)")
     ferm.add_argument("--observed", help="comma-separated products seen in vivo (e.g. acetate,lactate,H2): adds "
                                          "TP/FP/TN/FN and MCC over the nine scored products")
     ferm.add_argument("--out", help="write every secreted compound as TSV here")
@@ -67,7 +83,8 @@ def add_parsers(sub: Any) -> None:
 
     fva = sub.add_parser("fva", help="flux variability analysis of a model file")
     fva.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
-    fva.add_argument("--fraction", type=float, default=0.9, help="fraction of the optimum to hold (default 0.9)")
+    add_rule_option(fva, "--fraction", FRACTION_OF_OPTIMUM, default=DEFAULT_FRACTION,
+                    help="fraction of the optimum to hold (default 0.9)")
     fva.add_argument("--loopless", action="store_true", help="no flux around internal loops (slower)")
     fva.add_argument("--reactions", default="", help="comma-separated reaction ids (default all)")
     fva.add_argument("--out", help="write min/max of every reaction as TSV here")
@@ -203,9 +220,9 @@ def _compared(lines: list[str], predicted: list[str], tested: list[str], observe
 
 def _essentiality(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     from gem_flux_mcp.modeling.essentiality import deletion_rows, single_deletions
-    from gem_flux_mcp.services.essentiality import COLUMNS, check_threshold
+    from gem_flux_mcp.services.essentiality import COLUMNS
 
-    threshold = check_threshold(args.threshold)
+    threshold = args.threshold
     model = _load(args.model)
     medium, _, _, _ = _on_medium(model, args, settings, _biochem(settings))
     result = single_deletions(model, args.target)
@@ -223,10 +240,9 @@ def _phenotypes(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     from gem_flux_mcp.data.panels import load_panels
     from gem_flux_mcp.modeling import media
     from gem_flux_mcp.modeling.phenotypes import growth_phenotypes, phenotype_rows, plan_array
-    from gem_flux_mcp.services.phenotypes import COLUMNS, check_growth_threshold, check_uptake_rate
+    from gem_flux_mcp.services.phenotypes import COLUMNS
 
-    threshold = check_growth_threshold(args.growth_threshold)
-    rate = check_uptake_rate(args.uptake_rate)
+    threshold, rate = args.growth_threshold, args.uptake_rate
     biochem = _biochem(settings)
     observed = _observed(args.observed)
     extra = [c.strip() for c in args.compounds.split(",") if c.strip()] + list(observed or {})
@@ -256,10 +272,10 @@ def _phenotypes(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
 def _fermentation(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     import dataclasses
 
-    from gem_flux_mcp.modeling.fermentation import check_min_ratio, check_observed, fermentation_products
+    from gem_flux_mcp.modeling.fermentation import check_observed, fermentation_products
     from gem_flux_mcp.services.fermentation import COLUMNS, named_products, scored_calls, table_rows
 
-    ratio = check_min_ratio(args.min_ratio)
+    ratio = args.min_ratio
     observed = check_observed([p.strip() for p in args.observed.split(",") if p.strip()] if args.observed else None)
     model = _load(args.model)
     biochem = _biochem(settings)
@@ -286,10 +302,10 @@ def _fermentation(args: argparse.Namespace, settings: Settings) -> dict[str, Any
 
 
 def _fva(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
-    from gem_flux_mcp.modeling.variability import check_fraction, flux_variability
+    from gem_flux_mcp.modeling.variability import flux_variability
     from gem_flux_mcp.services.variability import COLUMNS, STATUSES, variability_rows
 
-    fraction = check_fraction(args.fraction)
+    fraction = args.fraction
     model = _load(args.model)
     medium, _, _, _ = _on_medium(model, args, settings, _biochem(settings))
     wanted = [r.strip() for r in args.reactions.split(",") if r.strip()] or None

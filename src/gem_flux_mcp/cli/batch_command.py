@@ -11,15 +11,15 @@ from typing import Any
 
 from gem_flux_mcp.cli.errors import report_error
 from gem_flux_mcp.cli.genome_options import add_genome_options
+from gem_flux_mcp.cli.options import add_rule_option
 from gem_flux_mcp.cli.progress import progress_reporter
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
+from gem_flux_mcp.rules.catalog import GENOME_TEMPLATE, PANEL, PANEL_NAMES
 from gem_flux_mcp.server.access import LOCAL_WORKSPACE
 
 
 def add_parser(sub: Any) -> None:
-    from gem_flux_mcp.data.panels import PANEL_NAMES
-
     batch = sub.add_parser("batch", help="reconstruct many genomes or proteomes on Dask (resumable)")
     batch.add_argument("inputs", nargs="+", metavar="GENOME_OR_FOLDER",
                        help="protein or genome FASTA, GenBank or GFF3 files (.gz too), or folders of them")
@@ -27,10 +27,10 @@ def add_parser(sub: Any) -> None:
                        help="predefined medium or medium JSON file to gapfill on; repeat for several, in turn "
                             "(default glucose_minimal_aerobic)")
     batch.add_argument("--out", required=True, help="output folder: models/, reports/, summary.tsv, summary.json")
-    batch.add_argument("--template", choices=["auto", "GramNegative", "GramPositive"], default="auto")
+    add_rule_option(batch, "--template", GENOME_TEMPLATE, default="auto")
     add_genome_options(batch)
-    batch.add_argument("--phenotypes", action="append", choices=list(PANEL_NAMES), metavar="PANEL",
-                       help=f"also run this phenotype panel on the first medium ({', '.join(PANEL_NAMES)})")
+    add_rule_option(batch, "--phenotypes", PANEL, action="append", metavar="PANEL",
+                    help=f"also run this phenotype panel on the first medium ({', '.join(PANEL_NAMES)})")
     where = batch.add_mutually_exclusive_group()
     where.add_argument("--workers", type=int, default=2, help="local Dask worker processes (default 2)")
     where.add_argument("--scheduler", help="an existing Dask scheduler, e.g. tcp://HOST:8786")
@@ -66,7 +66,6 @@ def _run(args: argparse.Namespace, settings: Settings, started: float) -> dict[s
     from pathlib import Path
 
     from gem_flux_mcp.cli.workflow_commands import media_from_args
-    from gem_flux_mcp.modeling.inputs import check_translation_table
     from gem_flux_mcp.services.batch import BatchSpec, check_workers, find_inputs, run_batch
     from gem_flux_mcp.services.batch.storing import StoreTarget, store_genome
 
@@ -77,7 +76,7 @@ def _run(args: argparse.Namespace, settings: Settings, started: float) -> dict[s
     spec = BatchSpec(tuple(find_inputs(args.inputs)), media_from_args(args.media, settings), Path(args.out).resolve(),
                      settings.data_dir, settings.cache_dir, args.template, args.gene_calling,
                      tuple(dict.fromkeys(args.phenotypes or [])), store_to,
-                     check_translation_table(args.translation_table))
+                     args.translation_table)
     store = None
     if args.store:
         from gem_flux_mcp.store.store import Store

@@ -22,7 +22,7 @@ def build(args: argparse.Namespace) -> int:
     from gem_flux_mcp.data.templates import check_template_name
     from gem_flux_mcp.modeling import model_io
     from gem_flux_mcp.modeling.build import BuildOptions, describe_draft
-    from gem_flux_mcp.modeling.inputs import check_translation_table, read_proteins_file
+    from gem_flux_mcp.modeling.inputs import read_proteins_file
     from gem_flux_mcp.modeling.reconstruct import build_with_template
     from gem_flux_mcp.modeling.sbml.annotations import model_annotations
 
@@ -39,8 +39,7 @@ def build(args: argparse.Namespace) -> int:
         fmt = model_io.detect_format(out, None)
         template = check_template_name(args.template, settings.data_dir, allow_auto=True)
         progress("parse", 0.0, f"reading {fasta.name}")
-        found = read_proteins_file(fasta, "auto", args.gene_calling, "input",
-                                   check_translation_table(args.translation_table))
+        found = read_proteins_file(fasta, "auto", args.gene_calling, "input", args.translation_table)
         for warning in found.warnings:
             progress("parse", 0.02, warning)
         proteins = found.proteins

@@ -10,7 +10,11 @@ import sys
 from collections.abc import Sequence
 
 from gem_flux_mcp import __version__
+from gem_flux_mcp.cli.errors import report_error
 from gem_flux_mcp.cli.genome_options import add_genome_options
+from gem_flux_mcp.cli.options import add_rule_option
+from gem_flux_mcp.errors import GemFluxError
+from gem_flux_mcp.rules.catalog import BUILD_TEMPLATE
 
 log = logging.getLogger("gem_flux_mcp")
 
@@ -78,9 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("fasta", metavar="INPUT",
                        help="protein FASTA, genome FASTA (genes called with Prodigal), GenBank or GFF3; .gz too")
     add_genome_options(build)
-    build.add_argument("--template", default="GramNegative",
-                       help="GramNegative (default), GramPositive, Core, or auto (Gram from outer-membrane names and "
-                            "lipopolysaccharide genes)")
+    add_rule_option(build, "--template", BUILD_TEMPLATE, default="GramNegative",
+                    help="GramNegative (default), GramPositive, Core, or auto (Gram from outer-membrane names and "
+                         "lipopolysaccharide genes)")
     build.add_argument("--out", required=True, help="model file to write: .xml/.sbml (SBML) or .json (COBRApy)")
     build.add_argument("--model-id", help="model id inside the file (default: the FASTA file name)")
     build.add_argument("--report", help="also write the build report (counts, evidence, timings) as JSON here")
@@ -103,7 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except GemFluxError as refused:  # an option its rule refused (cli/options.py): the tools' code and hints
+        words = [w for w in (sys.argv[1:] if argv is None else argv) if not w.startswith("-")]
+        return report_error(words[0] if words else "", refused)
     if args.command == "serve":
         from gem_flux_mcp.server.app import serve
 

@@ -14,9 +14,11 @@ from typing import Any
 from gem_flux_mcp.cli.analysis_commands import _biochem, _load, _medium, _on_medium
 from gem_flux_mcp.cli.errors import report_error
 from gem_flux_mcp.cli.genome_options import add_genome_options
+from gem_flux_mcp.cli.options import add_rule_option
 from gem_flux_mcp.cli.progress import progress_reporter
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
+from gem_flux_mcp.rules.catalog import GAPFILL_MODE, GAPFILL_TEMPLATE, GENOME_TEMPLATE, TARGET_GROWTH_RATE
 
 DEFAULT_MEDIUM = "glucose_minimal_aerobic"
 
@@ -37,10 +39,11 @@ def add_parsers(sub: Any) -> None:
     gap.add_argument("model", help="SBML (.xml) or COBRApy JSON model, e.g. from gem-flux build")
     gap.add_argument("--media", action="append", required=True, metavar="MEDIUM", help=media_help)
     gap.add_argument("--out", required=True, help="gapfilled model to write: .xml (SBML) or .json")
-    gap.add_argument("--template", choices=["GramNegative", "GramPositive"], default="GramNegative",
-                     help="template the added reactions come from (default GramNegative)")
-    gap.add_argument("--target-growth", type=float, default=0.01, help="growth to reach, 1/h (default 0.01)")
-    gap.add_argument("--mode", choices=["full", "atp_only", "genomescale_only"], default="full")
+    add_rule_option(gap, "--template", GAPFILL_TEMPLATE, default="GramNegative",
+                    help="template the added reactions come from (default GramNegative)")
+    add_rule_option(gap, "--target-growth", TARGET_GROWTH_RATE, default=0.01,
+                    help="growth to reach, 1/h (default 0.01)")
+    add_rule_option(gap, "--mode", GAPFILL_MODE, default="full")
     gap.add_argument("--together", action="store_true", help=together_help)
     common(gap)
 
@@ -55,8 +58,8 @@ def add_parsers(sub: Any) -> None:
     rec = sub.add_parser("reconstruct", help="genome or proteome to a gapfilled, validated SBML model in one step")
     rec.add_argument("input", metavar="GENOME_OR_PROTEOME",
                      help="protein FASTA, genome FASTA (genes called with Prodigal), GenBank or GFF3; .gz too")
-    rec.add_argument("--template", choices=["auto", "GramNegative", "GramPositive"], default="auto",
-                     help="auto (default): Gram-negative if the genome shows an outer membrane (outer-membrane "
+    add_rule_option(rec, "--template", GENOME_TEMPLATE, default="auto",
+                    help="auto (default): Gram-negative if the genome shows an outer membrane (outer-membrane "
                           "proteins named, lipopolysaccharide genes)")
     rec.add_argument("--media", action="append", metavar="MEDIUM", help=media_help + f" (default {DEFAULT_MEDIUM})")
     rec.add_argument("--out", required=True, help="model to write: .xml (SBML, default) or .json")
@@ -115,10 +118,6 @@ def _gapfill_lines(steps: list[Any]) -> list[str]:
 def _gapfill(args: argparse.Namespace, settings: Settings, started: float) -> dict[str, Any]:
     from gem_flux_mcp.modeling.model_io import detect_format
     from gem_flux_mcp.modeling.reconstruct import gapfill_in_turn
-    from gem_flux_mcp.services.gapfill import check_gapfill_mode, check_target_growth_rate
-
-    # the rules gapfill_model applies, before any work
-    target_growth, mode = check_target_growth_rate(args.target_growth), check_gapfill_mode(args.mode)
     out = Path(args.out)
     detect_format(out, None)  # a bad --out fails now, not after the work
     media = media_from_args(args.media, settings)
@@ -126,7 +125,7 @@ def _gapfill(args: argparse.Namespace, settings: Settings, started: float) -> di
     biochem = _biochem(settings)
     with progress_reporter("gapfill", quiet=args.quiet, started=started) as progress:
         gapfilled, steps = gapfill_in_turn(model, media, args.template, settings.data_dir, biochem,
-                                           target_growth=target_growth, mode=mode, progress=progress,
+                                           target_growth=args.target_growth, mode=args.mode, progress=progress,
                                            together=args.together)
     written = _write(gapfilled, out, biochem)
     added = sum(s.reactions_added for s in steps)
@@ -164,7 +163,7 @@ def _fba(args: argparse.Namespace, settings: Settings, started: float) -> dict[s
 
 def _reconstruct(args: argparse.Namespace, settings: Settings, started: float) -> dict[str, Any]:
     from gem_flux_mcp.modeling.build import BuildOptions
-    from gem_flux_mcp.modeling.inputs import check_translation_table, read_proteins_file
+    from gem_flux_mcp.modeling.inputs import read_proteins_file
     from gem_flux_mcp.modeling.model_io import detect_format
     from gem_flux_mcp.modeling.reconstruct import reconstruct
 
@@ -172,8 +171,7 @@ def _reconstruct(args: argparse.Namespace, settings: Settings, started: float) -
     source = Path(args.input)
     detect_format(out, None)
     media = media_from_args(args.media, settings)
-    found = read_proteins_file(source, "auto", args.gene_calling, "input",
-                               check_translation_table(args.translation_table))
+    found = read_proteins_file(source, "auto", args.gene_calling, "input", args.translation_table)
     biochem = _biochem(settings)
     model_id = args.model_id or Path(source.name.removesuffix(".gz")).stem
     with progress_reporter("reconstruct", quiet=args.quiet, started=started) as progress:

@@ -8,10 +8,10 @@ import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import Literal, get_args
 
-PanelName = Literal["carbon", "nitrogen", "phosphorus", "sulfur"]
-PANEL_NAMES: tuple[str, ...] = get_args(PanelName)
+from gem_flux_mcp.rules.catalog import PANEL_NAMES, PanelName
+
+__all__ = ["PANEL_NAMES", "Panel", "PanelName", "load_panels"]
 
 
 @dataclass(frozen=True)

@@ -16,17 +16,15 @@ import io
 import json
 import threading
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
 from gem_flux_mcp.error_codes import ErrorCode
+from gem_flux_mcp.rules.catalog import AUTO_TEMPLATE, BUILD_TEMPLATE, TEMPLATE, TEMPLATE_NAMES
 
-from ..errors import DataError, ValidationError
+from ..errors import DataError
 from .template_fixes import apply_template_fixes
 
-TemplateName = Literal["GramNegative", "GramPositive", "Core"]
-BUILD_TEMPLATES: tuple[str, ...] = get_args(TemplateName)
-AUTO_TEMPLATE = "auto"  # build: chosen from the genome (modeling/gram.py)
-TemplateChoice = Literal["GramNegative", "GramPositive", "Core", "auto"]
+BUILD_TEMPLATES = TEMPLATE_NAMES
 ATP_TEMPLATE = "Core-V5.2"
 
 _lock = threading.Lock()
@@ -37,38 +35,19 @@ def template_path(data_dir: Path, name: str) -> Path:
     return data_dir / "templates" / f"{name}.json"
 
 
-def check_build_template(name: object) -> str:
-    return check_template_choice(name, allow_auto=True)
-
-
 def check_template_name(name: object, data_dir: Path, allow_auto: bool = False) -> str:
-    name = check_template_choice(name, allow_auto)
-    if name == AUTO_TEMPLATE:
+    """A template the data folder holds (for a build, also 'auto': both Gram templates held)."""
+    chosen: str = (BUILD_TEMPLATE if allow_auto else TEMPLATE).check(name)
+    if chosen == AUTO_TEMPLATE:
         for candidate in ("GramNegative", "GramPositive"):
             check_template_name(candidate, data_dir)
-        return name
-    if not template_path(data_dir, name).is_file():
+        return chosen
+    if not template_path(data_dir, chosen).is_file():
         raise DataError(
-            ErrorCode.TEMPLATE_LOAD_ERROR, f"Template file {name}.json is missing from the data folder.",
-            details={"template": name}, suggestions=["Run `gem-flux data check`, then `gem-flux data fetch`."],
+            ErrorCode.TEMPLATE_LOAD_ERROR, f"Template file {chosen}.json is missing from the data folder.",
+            details={"template": chosen}, suggestions=["Run `gem-flux data check`, then `gem-flux data fetch`."],
         )
-    return name
-
-
-def check_template_choice(name: object, allow_auto: bool = False) -> str:
-    """One of BUILD_TEMPLATES (or, for a build, 'auto'), else INVALID_TEMPLATE with the closest name."""
-    if allow_auto and name == AUTO_TEMPLATE:
-        return AUTO_TEMPLATE
-    if not isinstance(name, str) or name not in BUILD_TEMPLATES:
-        lowered = str(name).lower().replace("-", "").replace("_", "")
-        guess = [t for t in BUILD_TEMPLATES if t.lower() == lowered or lowered in t.lower()]
-        raise ValidationError(
-            ErrorCode.INVALID_TEMPLATE, f"Unknown template {name!r}.",
-            details={"provided_template": name, "valid_templates": list(BUILD_TEMPLATES),
-                     **({"did_you_mean": guess[0]} if guess else {})},
-            suggestions=["Use GramNegative (default), GramPositive, Core, or auto (chosen from the genome)."],
-        )
-    return name
+    return chosen
 
 
 def import_modelseedpy() -> None:

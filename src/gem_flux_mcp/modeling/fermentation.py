@@ -22,12 +22,11 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.energy import reversed_atp_transport
 from gem_flux_mcp.modeling.media import ExchangeInfo
+from gem_flux_mcp.rules.catalog import MIN_RATIO
 
 if TYPE_CHECKING:
     import cobra
 
-MIN_RATIO = 0.25  # the gapseq paper's cut-off: secretion >= 0.25 x growth rate
-MAX_RATIO = 1000.0
 MIN_GROWTH = 1e-6  # at or below this the model does not grow and secretes nothing worth a call
 PATHWAY_STEPS = 8
 
@@ -60,16 +59,6 @@ CURRENCY = frozenset({
 })
 _MET_ID = re.compile(r"^(cpd\d{5})_([a-z])\d*$")
 _CARBON = re.compile(r"C(\d*)(?![a-z])")
-
-
-def check_min_ratio(value: object) -> float:
-    """The product cut-off: secretion / growth rate, > 0 and at most MAX_RATIO."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_RATIO:
-        raise ValidationError(
-            ErrorCode.INVALID_THRESHOLD,
-            f"min_ratio must be a number > 0 and <= {MAX_RATIO:g} (secretion in mmol/gDW/h per 1/h of growth); "
-            f"got {value!r}.", details={"provided": repr(value)[:30], "default": MIN_RATIO})
-    return float(value)
 
 
 def product_key(name: str) -> str | None:

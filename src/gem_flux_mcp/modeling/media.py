@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.rules.catalog import COMPOUNDS, DEFAULT_UPTAKE
 
 if TYPE_CHECKING:  # COBRApy takes ~2 s to import; modules import it where first used
     import cobra
@@ -23,7 +24,6 @@ CPD_ID = re.compile(r"^cpd\d{5}$")
 _MODEL_CPD = re.compile(r"^(cpd\d{5})(?:_[a-z]+\d*)?$")
 RICH_THRESHOLD = 50  # fewer than 50 compounds is "minimal", else "rich"
 DEFAULT_SECRETION = 100.0
-MAX_UPTAKE = 1000.0
 
 
 def media_type(num_compounds: int) -> Literal["minimal", "rich"]:
@@ -38,9 +38,8 @@ def validate_media_request(
 ) -> dict[str, tuple[float, float]]:
     """The medium as {cpd: (lower, upper)} in input order, or a ValidationError naming every
     offending entry. `known` returns which of the given ids exist in the database."""
-    compounds = check_compounds_list(compounds)
-    normalized = check_compound_ids(compounds, known)
-    uptake = check_default_uptake(default_uptake)
+    normalized = check_compound_ids(COMPOUNDS.check(compounds), known)
+    uptake = DEFAULT_UPTAKE.check(default_uptake)
     medium = {cpd: (-uptake, DEFAULT_SECRETION) for cpd in normalized}
     for cpd, bounds in _custom_bounds(custom_bounds, normalized).items():
         medium[cpd] = bounds
@@ -86,31 +85,6 @@ def check_compound_ids(compounds: Sequence[object], known: Callable[[list[str]],
             suggestions=["Check the ids: they must exist in the ModelSEED database."],
         )
     return normalized
-
-
-def check_compounds_list(compounds: object) -> list[Any]:
-    if not isinstance(compounds, list) or not compounds:
-        raise ValidationError(
-            ErrorCode.EMPTY_COMPOUNDS_LIST,
-            "compounds must be a non-empty list of ModelSEED compound ids.",
-            details={"provided": compounds if isinstance(compounds, list) else repr(compounds)[:80]},
-            suggestions=["Give at least one id such as 'cpd00027' (D-Glucose)."],
-        )
-    return compounds
-
-
-def check_default_uptake(default_uptake: object) -> float:
-    """A finite uptake > 0 and <= MAX_UPTAKE (mmol/gDW/h)."""
-    uptake = _number(default_uptake)
-    if uptake is None or not 0 < uptake <= MAX_UPTAKE:
-        raise ValidationError(
-            ErrorCode.NEGATIVE_UPTAKE if uptake is not None and uptake <= 0 else ErrorCode.INVALID_DEFAULT_UPTAKE,
-            f"default_uptake must be a number > 0 and <= {MAX_UPTAKE:g} (mmol/gDW/h); got {default_uptake!r}.",
-            details={"provided": default_uptake if uptake is not None else repr(default_uptake)[:40],
-                     "valid_range": [0, MAX_UPTAKE], "typical_range": [10, 100]},
-            suggestions=["Use a positive uptake such as 10 or 100; it becomes the lower bound -uptake."],
-        )
-    return uptake
 
 
 def _number(value: object) -> float | None:

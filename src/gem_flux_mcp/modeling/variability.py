@@ -34,15 +34,15 @@ import numpy as np
 import numpy.typing as npt
 
 from gem_flux_mcp.error_codes import ErrorCode
-from gem_flux_mcp.errors import InfeasibilityError, LibraryError, ValidationError
+from gem_flux_mcp.errors import InfeasibilityError, LibraryError
 from gem_flux_mcp.modeling.essentiality import check_ids
+from gem_flux_mcp.rules.catalog import DEFAULT_FRACTION, FRACTION_OF_OPTIMUM
 
 if TYPE_CHECKING:
     import cobra
 
 Sense = Literal["min", "max"]
 Progress = Callable[[str, float, str], None]
-DEFAULT_FRACTION = 0.9
 AT_BOUND = 1e-9  # a net flux this close to a bound counts as reaching it
 PROGRESS_EVERY_S = 1.0
 CONSTRAINT_NAME = "flux_variability_objective_bound"
@@ -68,7 +68,7 @@ def flux_variability(model: cobra.Model, reactions: Iterable[str] | None = None,
     """Minimum and maximum net flux of each reaction of `reactions` (default: all) in `model` as
     it is (medium and objective already applied), the objective at least `fraction_of_optimum`
     of its optimum. The model is left unchanged."""
-    fraction = check_fraction(fraction_of_optimum)
+    fraction = FRACTION_OF_OPTIMUM.check(fraction_of_optimum)
     wanted = check_ids(model, "reactions", reactions)
     try:
         if loopless:
@@ -77,17 +77,6 @@ def flux_variability(model: cobra.Model, reactions: Iterable[str] | None = None,
             return _variability(model, wanted, fraction, progress)
     finally:
         model.slim_optimize()  # leave the solver holding the model's own optimum, not the last problem's
-
-
-def check_fraction(value: object) -> float:
-    """A fraction of the objective's optimum, from 0 to 1."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise ValidationError(
-            ErrorCode.INVALID_THRESHOLD,
-            f"fraction_of_optimum must be a number from 0 to 1 (a fraction of the objective's optimum); "
-            f"got {value!r}.", details={"provided": repr(value)[:30], "default": DEFAULT_FRACTION},
-        )
-    return float(value)
 
 
 def _optimum(model: cobra.Model) -> float:

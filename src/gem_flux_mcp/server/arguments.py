@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
 from typing import Any
 
 from fastmcp.exceptions import NotFoundError as FastMCPNotFound
@@ -17,22 +16,10 @@ from fastmcp.exceptions import ValidationError as FastMCPValidationError
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 from pydantic import ValidationError as PydanticValidationError
 
-from gem_flux_mcp.data.biochem import check_search_limit
-from gem_flux_mcp.data.templates import check_build_template
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ValidationError
-from gem_flux_mcp.modeling.fermentation import check_min_ratio
-from gem_flux_mcp.modeling.inputs import check_gene_calling, check_translation_table
-from gem_flux_mcp.modeling.media import check_compounds_list, check_default_uptake
-from gem_flux_mcp.modeling.variability import check_fraction
+from gem_flux_mcp.rules import RULE_ERROR, Rule
 from gem_flux_mcp.server.envelope import error_result
-from gem_flux_mcp.services import media as media_service
-from gem_flux_mcp.services import phenotypes
-from gem_flux_mcp.services.essentiality import check_threshold
-from gem_flux_mcp.services.fba import check_flux_threshold
-from gem_flux_mcp.services.gapfill import check_gapfill_mode, check_target_growth_rate
-from gem_flux_mcp.services.models import check_gapfill_offset, check_limit
-from gem_flux_mcp.services.revisions import check_reason
 
 MAX_TEXT_CHARS = 10_000  # any one string argument
 MAX_ITEMS = 20_000  # entries of any one list or object argument
@@ -46,58 +33,18 @@ LARGE_ARGUMENTS = {"protein_sequences": (200_000, 100_000),  # argument -> (max 
                    "file_content": (1, MAX_INLINE_CHARS)}
 
 
-# The one table from a tool argument whose constraints the input schema publishes (ranges, enums,
-# lengths: FastMCP refuses values outside them before the tool runs) to the check that gives the
-# same refusal its own error code and recovery hints, as when the service itself refuses it.
-ARGUMENT_CHECKS: dict[tuple[str, str], Callable[[Any], object]] = {
-    ("search_compounds", "limit"): check_search_limit,
-    ("search_reactions", "limit"): check_search_limit,
-    ("build_media", "compounds"): check_compounds_list,
-    ("build_media", "default_uptake"): check_default_uptake,
-    ("list_media", "name"): media_service.check_name_filter,
-    ("list_media", "compound"): media_service.check_compound_filter,
-    ("get_model", "limit"): check_limit,
-    ("get_model", "gapfill_reactions_offset"): check_gapfill_offset,
-    ("run_fba", "flux_threshold"): check_flux_threshold,
-    ("revise_model", "reason"): check_reason,
-    ("build_model", "template"): check_build_template,
-    ("build_model", "gene_calling"): check_gene_calling,
-    ("build_model", "translation_table"): check_translation_table,
-    ("build_models_batch", "gene_calling"): check_gene_calling,
-    ("build_models_batch", "translation_table"): check_translation_table,
-    ("gapfill_model", "target_growth_rate"): check_target_growth_rate,
-    ("gapfill_model", "gapfill_mode"): check_gapfill_mode,
-    ("predict_gene_essentiality", "threshold"): check_threshold,
-    ("predict_growth_phenotypes", "growth_threshold"): phenotypes.check_growth_threshold,
-    ("predict_growth_phenotypes", "uptake_rate"): phenotypes.check_uptake_rate,
-    ("predict_growth_phenotypes", "panel"): phenotypes.check_panel,
-    ("predict_fermentation_products", "min_ratio"): check_min_ratio,
-    ("run_fva", "fraction_of_optimum"): check_fraction,
-}
-
-
-# pydantic error types of a published constraint (range, enum, length), as opposed to a wrong type
-CONSTRAINT_ERRORS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal", "literal_error",
-                               "enum", "string_too_long", "string_too_short", "too_short", "too_long",
-                               "finite_number"})
-
-
-def mapped_error(tool_name: str | None, exc: BaseException) -> GemFluxError | None:
-    """The error of the argument's own check (ARGUMENT_CHECKS) for the first refused argument
-    that has one, or None (the caller answers INVALID_ARGUMENTS)."""
+def mapped_error(exc: BaseException, arguments: dict[str, Any] | None = None) -> GemFluxError | None:
+    """The error of the rule (rules/) behind the first argument pydantic refused for breaking a
+    published range, enum or length, or None (the caller answers INVALID_ARGUMENTS: wrong types,
+    missing or unknown arguments)."""
     cause = exc if isinstance(exc, PydanticValidationError) else exc.__cause__
     if not isinstance(cause, PydanticValidationError):
         return None
+    model_id = (arguments or {}).get("model_id")
     for err in cause.errors():
-        location = [p for p in err.get("loc", ()) if p != "call"]
-        check = ARGUMENT_CHECKS.get((str(tool_name), str(location[0]))) if location else None
-        if check is None or "input" not in err or err.get("type") not in CONSTRAINT_ERRORS:
-            continue  # wrong types, missing or unknown arguments stay INVALID_ARGUMENTS
-        value = err["input"] if len(location) == 1 else None
-        try:
-            check(value)
-        except GemFluxError as refused:
-            return refused
+        rule = (err.get("ctx") or {}).get("rule") if err.get("type") == RULE_ERROR else None
+        if isinstance(rule, Rule):
+            return rule.error(err.get("input"), **({"model_id": model_id} if isinstance(model_id, str) else {}))
     return None
 
 
@@ -187,7 +134,7 @@ class ArgumentErrorMiddleware(Middleware):
         try:
             return await call_next(context)
         except (FastMCPValidationError, PydanticValidationError) as exc:
-            refused = mapped_error(tool_name, exc)
+            refused = mapped_error(exc, arguments if isinstance(arguments, dict) else None)
             if refused is not None:
                 return error_result(refused, tool_name)
             return _invalid(tool_name, _argument_errors(exc))

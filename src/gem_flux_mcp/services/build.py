@@ -13,13 +13,12 @@ from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.inputs import (
     Protein,
     ProteinInput,
-    check_gene_calling,
-    check_translation_table,
     proteins_from_sequences,
     proteins_from_text,
     read_proteins_file,
     text_of_content,
 )
+from gem_flux_mcp.rules.catalog import GENE_CALLING, TRANSLATION_TABLE
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.jobs import BuildJob, BuiltDraft
 from gem_flux_mcp.services.workspace import Workspace, model_info
@@ -62,7 +61,7 @@ def read_proteins(inputs: BuildInputs, gene_calling: object, resolve: Callable[[
             "genome_file_path or genome_content (a genome).",
             example_call={"tool": "build_model", "arguments": {"fasta_file_path": "genome.faa"}},
         )
-    mode, table = check_gene_calling(gene_calling), check_translation_table(translation_table)
+    mode, table = GENE_CALLING.check(gene_calling), TRANSLATION_TABLE.check(translation_table)
     if inputs.fasta_file_path is not None:
         return read_proteins_file(resolve(inputs.fasta_file_path, "fasta_file_path"), "proteins", mode,
                                   "fasta_file_path", table)

@@ -4,33 +4,20 @@ into an EssentialityJob for a worker, the answer summarised, paged and compared 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, get_args
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
 from gem_flux_mcp.modeling.essentiality import check_ids, deletion_rows
+from gem_flux_mcp.rules.catalog import DEFAULT_THRESHOLD, DELETION_TARGET, ESSENTIALITY_THRESHOLD
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.confusion import compare
 from gem_flux_mcp.services.jobs import DeletionOutcome, EssentialityJob
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
 
-Target = Literal["genes", "reactions"]
-TARGETS: tuple[str, ...] = get_args(Target)
-DEFAULT_THRESHOLD = 0.1  # growth ratio below which a deletion is lethal (the CarveMe/Biolog convention)
 PAGE = 50
 COLUMNS = ("id", "growth", "growth_ratio", "status", "reactions_closed")
-
-
-def check_threshold(threshold: object) -> float:
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not 0 < threshold < 1:
-        raise ValidationError(
-            ErrorCode.INVALID_THRESHOLD,
-            f"threshold must be a number between 0 and 1 (a fraction of wild-type growth); got {threshold!r}.",
-            details={"provided": repr(threshold)[:30], "default": DEFAULT_THRESHOLD},
-        )
-    return float(threshold)
 
 
 def prepare_essentiality(ws: Workspace, model_id: object, media_id: object, target: object = "genes",
@@ -39,10 +26,8 @@ def prepare_essentiality(ws: Workspace, model_id: object, media_id: object, targ
     """Validate the request (model, medium, objective, threshold, every unknown id at once) before
     any work; no state changes."""
     key = model_key(model_id)
-    cutoff = check_threshold(threshold)
-    if target not in TARGETS:
-        raise ValidationError(ErrorCode.INVALID_TARGET, f"target must be one of {', '.join(TARGETS)}; got {target!r}.",
-                              details={"provided": repr(target)[:30], "valid_values": list(TARGETS)})
+    cutoff = ESSENTIALITY_THRESHOLD.check(threshold)
+    DELETION_TARGET.check(target)
     if ids is not None and (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)):
         raise ValidationError(ErrorCode.INVALID_ARGUMENTS, f"the {target} to test must be a list of ids.",
                               details={"provided": repr(ids)[:80]})

@@ -8,25 +8,13 @@ from weakref import WeakKeyDictionary
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba, media, whatif
+from gem_flux_mcp.rules.catalog import FLUX_THRESHOLD
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.workspace import Workspace, model_key
 
-MAX_FLUX_THRESHOLD = 1000.0  # mmol/gDW/h: above it nothing is listed
 # Exchange -> ModelSEED compound resolution per loaded model object (cached models never change
 # their reactions: edits make new models), so repeated FBA skips ~10 ms of work.
 _EXCHANGES: WeakKeyDictionary[Any, list[media.ExchangeInfo]] = WeakKeyDictionary()
-
-
-def check_flux_threshold(flux_threshold: object) -> float:
-    if isinstance(flux_threshold, bool) or not isinstance(flux_threshold, int | float) \
-            or not 0 <= flux_threshold <= MAX_FLUX_THRESHOLD:  # NaN fails both comparisons
-        raise ValidationError(
-            ErrorCode.INVALID_FLUX_THRESHOLD,
-            f"flux_threshold must be a finite number from 0 to {MAX_FLUX_THRESHOLD:g}; got {flux_threshold!r}.",
-            details={"provided_threshold": repr(flux_threshold)[:30], "minimum": 0, "maximum": MAX_FLUX_THRESHOLD},
-            suggestions=["Use the default 1e-6, or 0 to keep every nonzero flux."],
-        )
-    return float(flux_threshold)
 
 
 def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object = "bio1", maximize: bool = True,
@@ -35,7 +23,7 @@ def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object
     """FBA (or pFBA) on a medium; knockouts and bounds, when given, hold for this call only
     (applied after the medium, reverted afterwards: the stored model never changes)."""
     key = model_key(model_id)
-    threshold = check_flux_threshold(flux_threshold)
+    threshold = FLUX_THRESHOLD.check(flux_threshold)
     row = ws.store.get_model_row(ws.workspace_id, key)
     medium_id, medium = ws.medium(media_id)
     names = fba.NameLookup(ws.biochem.reaction_names, ws.biochem.compound_names)

@@ -10,7 +10,8 @@ from typing import Any
 
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.modeling import fba
-from gem_flux_mcp.modeling.fermentation import MIN_RATIO, SCORED_PRODUCTS, check_min_ratio, check_observed
+from gem_flux_mcp.modeling.fermentation import SCORED_PRODUCTS, check_observed
+from gem_flux_mcp.rules.catalog import MIN_RATIO, MIN_RATIO_RULE
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.confusion import compare
 from gem_flux_mcp.services.jobs import FermentationJob, FermentationOutcome
@@ -26,7 +27,7 @@ def prepare_fermentation(ws: Workspace, model_id: object, media_id: object, obje
                          min_ratio: object = MIN_RATIO, observed: object = None) -> FermentationJob:
     """Validate the request before any work; no state changes."""
     key = model_key(model_id)
-    ratio = check_min_ratio(min_ratio)
+    ratio = MIN_RATIO_RULE.check(min_ratio)
     check_observed(observed)
     medium_id, medium = ws.medium(media_id)
     with ws.store.checkout(ws.workspace_id, key) as model:

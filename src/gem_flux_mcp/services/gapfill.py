@@ -3,12 +3,12 @@ for the model), the gapfilled model stored under a new id with its report."""
 
 from __future__ import annotations
 
-import math
-from typing import Any, Literal, get_args
+from typing import Any
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.gapfill_report import page
+from gem_flux_mcp.rules.catalog import GAPFILL_MODE, GAPFILL_TEMPLATE, TARGET_GROWTH_RATE
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.jobs import GapfillJob, GapfillOutcome
 from gem_flux_mcp.services.workspace import Workspace, model_key
@@ -16,39 +16,8 @@ from gem_flux_mcp.store.rows import ModelRow
 from gem_flux_mcp.store.serialization import SerializedModel
 from gem_flux_mcp.store.store import derived_model_id
 
-GapfillMode = Literal["full", "atp_only", "genomescale_only"]
-GAPFILL_MODES: tuple[str, ...] = get_args(GapfillMode)
-MAX_TARGET_GROWTH = 10.0
 MAX_GAPFILL_MEDIA = 10
-GAPFILL_TEMPLATES = ("GramNegative", "GramPositive")
-
-
-def check_target_growth_rate(target_growth_rate: object, model_id: str = "E_coli.draft") -> float:
-    if isinstance(target_growth_rate, bool) or not isinstance(target_growth_rate, int | float) \
-            or not 0 < target_growth_rate <= MAX_TARGET_GROWTH or math.isnan(target_growth_rate):
-        raise ValidationError(
-            ErrorCode.INVALID_TARGET_GROWTH_RATE,
-            f"target_growth_rate must be a number > 0 and <= {MAX_TARGET_GROWTH} (1/h); got {target_growth_rate!r}.",
-            details={"provided_value": repr(target_growth_rate)[:30], "valid_range": [0.0, MAX_TARGET_GROWTH],
-                     "minimum_exclusive": True,
-                     "typical_range": [0.01, 1.0], "recommendation": 0.01},
-            suggestions=["Use 0.01 (the default) to ask for any growth; 0.1-1.0 for realistic rates."],
-            example_call={"tool": "gapfill_model", "arguments": {"model_id": model_id, "media_id":
-                                                                  "glucose_minimal_aerobic",
-                                                                  "target_growth_rate": 0.01}},
-        )
-    return float(target_growth_rate)
-
-
-def check_gapfill_mode(gapfill_mode: object) -> str:
-    if gapfill_mode not in GAPFILL_MODES:
-        raise ValidationError(
-            ErrorCode.INVALID_GAPFILL_MODE,
-            f"gapfill_mode must be one of {', '.join(GAPFILL_MODES)}; got {gapfill_mode!r}.",
-            details={"provided_mode": repr(gapfill_mode)[:40], "valid_modes": list(GAPFILL_MODES)},
-            suggestions=["'full' = ATP correction + genome-scale gapfilling (recommended)."],
-        )
-    return str(gapfill_mode)
+GAPFILL_TEMPLATES: tuple[str, ...] = GAPFILL_TEMPLATE.values
 
 
 def requested_media(media_id: object, media_ids: object, model_id: str = "E_coli.draft") -> list[object]:
@@ -77,8 +46,8 @@ def prepare_gapfill(ws: Workspace, model_id: object, media_id: object, target_gr
                     gapfill_mode: object, media_ids: object = None) -> GapfillJob:
     """Validate a gapfill request and gather what the worker needs (no state changes)."""
     key = model_key(model_id)
-    target = check_target_growth_rate(target_growth_rate, key)
-    mode = check_gapfill_mode(gapfill_mode)
+    target = TARGET_GROWTH_RATE.check(target_growth_rate, model_id=key)
+    mode = GAPFILL_MODE.check(gapfill_mode)
     media = dict(ws.medium(m) for m in requested_media(media_id, media_ids, key))
     row = ws.store.get_model_row(ws.workspace_id, key)
     (medium_id, medium), *others = media.items()

@@ -6,22 +6,20 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gem_flux_mcp.data.biochem import MAX_QUERY_LENGTH
 from gem_flux_mcp.data.media_library import PREDEFINED_CREATED_AT
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import NotFoundError, ValidationError
 from gem_flux_mcp.modeling import media
+from gem_flux_mcp.rules.catalog import MAX_PAGE, MEDIA_COMPOUND_FILTER, MEDIA_NAME_FILTER, MEDIA_PAGE_LIMIT
 from gem_flux_mcp.services import results
-from gem_flux_mcp.services.paging import check_limit, check_offset
+from gem_flux_mcp.services.paging import check_offset
 from gem_flux_mcp.services.results import GetMediaResult, MediaCompound
 from gem_flux_mcp.services.workspace import Medium, Workspace
 from gem_flux_mcp.store.ids import MEDIA_NAME_RE, MEDIA_RESERVED_PREFIX
 from gem_flux_mcp.store.rows import MediaRow
 
 _MAX_PREVIEW = 3
-MAX_PAGE = 500  # compounds per get_media answer (a rich medium has ~100-300), media per list_media answer
 DEFAULT_LIST_PAGE = 25  # media per list_media answer unless asked (the library has ~75)
-MAX_FILTER_CHARS = MAX_QUERY_LENGTH
 USER_CATEGORY = "built by you"
 _NAME_HITS = 20  # database matches looked at for a compound name
 _ID_LIKE = re.compile(r"^(cpd\d+)(?:_[a-z]+\d*)?$")  # an id, or a model metabolite id such as cpd00027_e0
@@ -77,9 +75,9 @@ def list_media(ws: Workspace, name: object = None, compound: object = None, offs
     then the predefined library in its order. `name`: words that each start a word of the id,
     name or description (any order, case-insensitive); `compound`: an id or a name, see
     `resolve_compound_filter`."""
-    text = check_name_filter(name) if name is not None else None
+    text = name_filter_words(name) if name is not None else None
     first = check_offset(offset)
-    size = check_limit(limit, MAX_PAGE)
+    size = MEDIA_PAGE_LIMIT.check(limit)
     user = ws.store.list_media(ws.workspace_id)
     candidates = [_Candidate(row.media_id, row.media_name, row.compounds, row.created_at, False,
                              row.description or "", USER_CATEGORY) for row in user]
@@ -169,39 +167,12 @@ def _words(text: str) -> str:
     return "".join(f" {w}" for w in _WORD_SPLIT.split(text.lower()) if w)
 
 
-def _filter_error(argument: str, provided: object, problem: str) -> ValidationError:
-    shown = provided if isinstance(provided, str) else repr(provided)
-    return ValidationError(
-        ErrorCode.INVALID_MEDIA_FILTER, f"{argument} {problem}",
-        details={"argument": argument, "provided": shown[:60], "max_length": MAX_FILTER_CHARS},
-        suggestions=["name: words of a media id or description, e.g. 'm9 glucose', 'anaerobic', 'biolog'; "
-                     "compound: a ModelSEED id such as 'cpd00027' or a name such as 'glucose'."],
-        example_call={"tool": "list_media", "arguments": {"name": "m9", "compound": "cpd00027"}},
-    )
-
-
-def _check_filter_text(argument: str, value: object) -> str:
-    if not isinstance(value, str):
-        raise _filter_error(argument, value, "must be a string.")
-    if "\x00" in value:
-        raise _filter_error(argument, value, "contains a NUL byte.")
-    if not value.strip():
-        raise _filter_error(argument, value, "must not be empty (leave it out to list every medium).")
-    if len(value.strip()) > MAX_FILTER_CHARS:
-        raise _filter_error(argument, value, f"is longer than {MAX_FILTER_CHARS} characters.")
-    return value.strip()
-
-
-def check_name_filter(name: object) -> str:
+def name_filter_words(name: object) -> str:
     """The `name` filter as compared (see `_words`): ' m9 glucose' for 'M9_Glucose'."""
-    words = _words(_check_filter_text("name", name))
+    words = _words(MEDIA_NAME_FILTER.check(name))
     if not words:
-        raise _filter_error("name", name, "must contain a letter or a digit.")
+        raise MEDIA_NAME_FILTER.refusal(name, "name must contain a letter or a digit.")
     return words
-
-
-def check_compound_filter(compound: object) -> str:
-    return _check_filter_text("compound", compound)
 
 
 def resolve_compound_filter(ws: Workspace, compound: object, present: set[str]) -> list[str]:
@@ -210,13 +181,13 @@ def resolve_compound_filter(ws: Workspace, compound: object, present: set[str]) 
     exact matches on a name, synonym, abbreviation or external id (not formula: a formula names
     every isomer), and for the compounds of the listed media (`present`) whose ModelSEED name
     contains it as whole words ('lactate' finds D- and L-lactate). Unknown: COMPOUND_NOT_FOUND."""
-    text = check_compound_filter(compound)
+    text = MEDIA_COMPOUND_FILTER.check(compound)
     id_like = _ID_LIKE.match(text.lower())
     if id_like:
         ident = id_like.group(1)
         if not media.CPD_ID.match(ident):
-            raise _filter_error("compound", text, "is not a ModelSEED compound id ('cpd' and 5 digits, e.g. "
-                                "'cpd00027').")
+            raise MEDIA_COMPOUND_FILTER.refusal(
+                text, "compound is not a ModelSEED compound id ('cpd' and 5 digits, e.g. 'cpd00027').")
         if not ws.biochem.existing_compound_ids([ident]):
             raise NotFoundError(
                 ErrorCode.COMPOUND_NOT_FOUND, f"Compound '{ident}' is not in the ModelSEED database.",
@@ -242,13 +213,14 @@ def resolve_compound_filter(ws: Workspace, compound: object, present: set[str]) 
     return ids
 
 
-def get_media(ws: Workspace, media_id: object, offset: int = 0, limit: int = MAX_PAGE) -> GetMediaResult:
+def get_media(ws: Workspace, media_id: object, offset: object = 0, limit: object = MAX_PAGE) -> GetMediaResult:
     """Every compound of a medium (a page of them), with names, formulas and bounds."""
+    first, size = check_offset(offset), MEDIA_PAGE_LIMIT.check(limit)
     key, compounds = ws.medium(media_id)
     predefined = ws.media_library.get(key)
     row = None if predefined is not None else ws.store.get_media(ws.workspace_id, key)
     ids = list(compounds)
-    page = ids[offset:offset + limit]
+    page = ids[first:first + size]
     names = ws.biochem.compound_names(page)
     return GetMediaResult(
         media_id=key,
@@ -261,8 +233,8 @@ def get_media(ws: Workspace, media_id: object, offset: int = 0, limit: int = MAX
         num_compounds=len(ids),
         compounds=[MediaCompound(id=c, name=names.get(c, (c, ""))[0], formula=names.get(c, ("", ""))[1],
                                  bounds=list(compounds[c])) for c in page],
-        offset=offset,
-        next_offset=offset + limit if offset + limit < len(ids) else None,
+        offset=first,
+        next_offset=first + size if first + size < len(ids) else None,
     )
 
 

@@ -11,13 +11,13 @@ from typing import Any
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import NotFoundError, ValidationError
 from gem_flux_mcp.modeling import model_io
+from gem_flux_mcp.rules.catalog import GAPFILL_REACTIONS_OFFSET, LIMIT
 from gem_flux_mcp.services import paging, results
 from gem_flux_mcp.services.revisions import revision_history
 from gem_flux_mcp.services.workspace import Workspace, model_info, model_key
 from gem_flux_mcp.store.rows import ModelRow
 
 FILTER_STATES = ("all", "draft", "gapfilled")
-MAX_LIMIT = 100
 _GENES_PREVIEW = 50
 # Whole tables recorded with some results for the dashboard's pictures (an FBA's fluxes, a
 # phenotype array's rows): kept out of get_model's answer, which lists up to 100 results.
@@ -58,7 +58,7 @@ def delete_model(ws: Workspace, model_id: object) -> results.DeleteModelResult:
 def get_model(ws: Workspace, model_id: object, include_predictions: bool = False, include_revisions: bool = False,
               limit: object = 20, gapfill_reactions_offset: object = None) -> results.GetModelResult:
     key = model_key(model_id)
-    limit = check_limit(limit)
+    size: int = LIMIT.check(limit)
     row = ws.store.get_model_row(ws.workspace_id, key)
     with ws.store.checkout(ws.workspace_id, key) as model:
         summary = model_io.summarize(model)
@@ -77,12 +77,12 @@ def get_model(ws: Workspace, model_id: object, include_predictions: bool = False
         "lineage": _lineage(ws, row),
     }
     if include_predictions:
-        recorded = ws.store.list_results(ws.workspace_id, key, limit)
+        recorded = ws.store.list_results(ws.workspace_id, key, size)
         payload["predictions"] = [{"id": r.id, "kind": r.kind, "media_id": r.media_id, "created_at": r.created_at,
                                    "summary": {k: v for k, v in r.summary.items() if k not in RECORDED_TABLES}}
                                   for r in recorded]
     if include_revisions:
-        payload["revisions"] = revision_history(ws, row, limit)
+        payload["revisions"] = revision_history(ws, row, size)
     if gapfill_reactions_offset is not None:
         payload["gapfill_reactions"] = _gapfill_page(row, gapfill_reactions_offset)
     return results.GetModelResult.model_validate(payload)
@@ -100,15 +100,8 @@ def _gapfill_page(row: ModelRow, offset: object) -> dict[str, Any]:
             valid_next_steps=["list_models"],
         )
     entries = record.get("reactions_added", [])
-    return {"media_id": record.get("media_id"), **page(entries, check_gapfill_offset(offset, len(entries)))}
-
-
-def check_limit(limit: object) -> int:
-    return paging.check_limit(limit, MAX_LIMIT)
-
-
-def check_gapfill_offset(offset: object, total: int | None = None) -> int:
-    return paging.check_offset(offset, total, "gapfill_reactions_offset")
+    first = paging.check_offset(offset, len(entries), GAPFILL_REACTIONS_OFFSET)
+    return {"media_id": record.get("media_id"), **page(entries, first)}
 
 
 def _lineage(ws: Workspace, row: ModelRow) -> list[tuple[str, str | None]]:

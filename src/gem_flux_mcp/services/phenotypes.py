@@ -13,47 +13,16 @@ from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
 from gem_flux_mcp.modeling.media import check_compound_ids
 from gem_flux_mcp.modeling.phenotypes import phenotype_rows, plan_array
+from gem_flux_mcp.rules.catalog import DEFAULT_GROWTH_THRESHOLD, GROWTH_THRESHOLD, PANEL, UPTAKE_RATE
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.confusion import compare
 from gem_flux_mcp.services.jobs import PhenotypeJob, PhenotypeOutcome
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
 
-DEFAULT_GROWTH_THRESHOLD = 0.1  # 1/h: the CarveMe/Biolog benchmark's call
-MAX_RATE = 1000.0
 PAGE = 50
 COLUMNS = ("compound_id", "name", "status", "growth", "exchanges")
 ARRAY_COLUMNS = ("compound_id", "name", "growth", "status", "observed")  # the array recorded with the result
-
-
-def check_growth_threshold(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 10:
-        raise ValidationError(
-            ErrorCode.INVALID_THRESHOLD,
-            f"growth_threshold must be a growth rate > 0 and <= 10 (1/h); got {value!r}.",
-            details={"provided": repr(value)[:30], "default": DEFAULT_GROWTH_THRESHOLD},
-        )
-    return float(value)
-
-
-def check_uptake_rate(value: object) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= MAX_RATE:
-        raise ValidationError(
-            ErrorCode.INVALID_ARGUMENTS,
-            f"uptake_rate must be a number > 0 and <= {MAX_RATE:g} (mmol/gDW/h); got {value!r}.",
-            details={"provided": repr(value)[:30]},
-        )
-    return float(value)
-
-
-def check_panel(panel: object) -> str | None:
-    if panel is not None and panel not in PANEL_NAMES:
-        raise ValidationError(ErrorCode.INVALID_ARGUMENTS,
-                              f"panel must be one of {', '.join(PANEL_NAMES)}; got {panel!r}.",
-                              details={"provided": repr(panel)[:30], "valid_values": list(PANEL_NAMES)})
-    return None if panel is None else str(panel)
 
 
 def prepare_phenotypes(ws: Workspace, model_id: object, base_media_id: object, panel: object = None,
@@ -61,7 +30,7 @@ def prepare_phenotypes(ws: Workspace, model_id: object, base_media_id: object, p
                        uptake_rate: object = None) -> PhenotypeJob:
     """Validate the request before any work (every bad compound id at once)."""
     key = model_key(model_id)
-    check_panel(panel)
+    PANEL.check(panel)
     observed_ids = list(observed) if isinstance(observed, dict) else []
     extra = _id_list(compounds, "compounds") + _id_list(observed_ids, "observed")
     if panel is None and not extra:
@@ -70,7 +39,7 @@ def prepare_phenotypes(ws: Workspace, model_id: object, base_media_id: object, p
     tested = check_compound_ids(extra, ws.biochem.existing_compound_ids, allow_duplicates=True) if extra else []
     chosen = load_panels()[1][str(panel)] if panel is not None else None
     medium_id, medium = ws.medium(base_media_id)
-    plan = plan_array(chosen, tested, medium, check_uptake_rate(uptake_rate))
+    plan = plan_array(chosen, tested, medium, UPTAKE_RATE.check(uptake_rate))
     with ws.store.checkout(ws.workspace_id, key) as model:
         goal = fba.check_objective(model, objective, key)
     return PhenotypeJob(
@@ -86,6 +55,7 @@ def store_phenotypes(ws: Workspace, job: PhenotypeJob, outcome: PhenotypeOutcome
     """Record the array with the model and shape the answer: summary, a page of rows in panel
     order, the comparison with `observed` ({compound: grows in vivo}), the full table as TSV."""
     names = {c: n for c, (n, _) in ws.biochem.compound_names(job.compounds).items()}
+    threshold = GROWTH_THRESHOLD.check(threshold)
     rows = phenotype_rows(job.compounds, outcome.growth, outcome.exchanges, threshold, names)
     grows = [r["compound_id"] for r in rows if r["status"] == "growth"]
     no_uptake = [r["compound_id"] for r in rows if r["status"] == "no_uptake"]

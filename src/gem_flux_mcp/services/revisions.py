@@ -5,22 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from gem_flux_mcp.error_codes import ErrorCode
-from gem_flux_mcp.errors import NotFoundError, ValidationError
+from gem_flux_mcp.errors import NotFoundError
 from gem_flux_mcp.modeling import media, model_io, revise
+from gem_flux_mcp.rules.catalog import REASON
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.workspace import Medium, Workspace, model_info, model_key
 from gem_flux_mcp.store.rows import ModelRow
 from gem_flux_mcp.store.store import derived_model_id
-
-MAX_REASON_CHARS = 2000  # a revision reason is a note, kept with every revision
 
 
 def revise_model(ws: Workspace, model_id: object, reason: object, add_reactions: object = None,
                  remove_reactions: object = None, reaction_bounds: object = None, knockout_genes: object = None,
                  media_id: object = None, revision_name: object = None) -> results.ReviseModelResult:
     key = model_key(model_id)
-    reason = check_reason(reason, key)
+    reason = REASON.check(reason, model_id=key)
     parent = ws.store.get_model_row(ws.workspace_id, key)
     medium_id: str | None = None
     medium = None
@@ -61,25 +59,6 @@ def revise_model(ws: Workspace, model_id: object, reason: object, add_reactions:
                        f"Compare: run_fba(model_id='{row.model_id}', media_id=...)."]
         + ([] if medium_id else ["No medium was used yet: pass media_id to get growth before/after."]),
     })
-
-
-def check_reason(reason: object, model_id: str = "E_coli.draft") -> str:
-    """The reason, stripped: present, at most MAX_REASON_CHARS."""
-    if isinstance(reason, str) and len(reason) > MAX_REASON_CHARS:
-        raise ValidationError(
-            ErrorCode.REASON_TOO_LONG, f"reason is {len(reason)} characters long; the maximum is {MAX_REASON_CHARS}.",
-            details={"length": len(reason), "max_length": MAX_REASON_CHARS},
-            suggestions=["Say why in a few sentences; put long notes in a file of your own."],
-        )
-    if not isinstance(reason, str) or not reason.strip():
-        raise ValidationError(
-            ErrorCode.MISSING_REASON, "reason must say why the model is revised (it is kept in the history).",
-            details={"provided": reason if isinstance(reason, str) else repr(reason)[:40]},
-            example_call={"tool": "revise_model", "arguments": {
-                "model_id": model_id, "reason": "add pyruvate kinase (experimental evidence)",
-                "add_reactions": ["rxn00148_c0"]}},
-        )
-    return reason.strip()
 
 
 def _growth(ws: Workspace, model: Any, medium: Medium | None) -> float | None:

@@ -11,7 +11,7 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
 from gem_flux_mcp.modeling.essentiality import check_ids
-from gem_flux_mcp.modeling.variability import DEFAULT_FRACTION, check_fraction
+from gem_flux_mcp.rules.catalog import DEFAULT_FRACTION, FRACTION_OF_OPTIMUM
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.jobs import VariabilityJob, VariabilityOutcome
 from gem_flux_mcp.services.tables import write_tsv
@@ -29,7 +29,7 @@ def prepare_variability(ws: Workspace, model_id: object, media_id: object, react
                         objective: object = "bio1") -> VariabilityJob:
     """Validate the request (every unknown reaction at once) before any work."""
     key = model_key(model_id)
-    fraction = check_fraction(fraction_of_optimum)
+    fraction = FRACTION_OF_OPTIMUM.check(fraction_of_optimum)
     if reactions is not None and (not isinstance(reactions, list) or not all(isinstance(r, str) for r in reactions)):
         raise ValidationError(ErrorCode.INVALID_ARGUMENTS, "reactions must be a list of reaction ids.",
                               details={"provided": repr(reactions)[:80]})

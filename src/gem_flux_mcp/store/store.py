@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
+from gem_flux_mcp.rules.catalog import DEFAULT_UPTAKE
 from gem_flux_mcp.store.db import DB_FILE_NAME, Database
 from gem_flux_mcp.store.engine import SQLITE
 from gem_flux_mcp.store.id_allocation import MAX_LISTED_IDS, derived_model_id, new_media_id, new_model_id
@@ -44,7 +45,6 @@ from gem_flux_mcp.store.model_files import (
 from gem_flux_mcp.store.rows import MODEL_SOURCES, MediaRow, ModelRow, ResultRow, model_state, utc_now
 from gem_flux_mcp.store.serialization import SerializedModel, serialize_model
 from gem_flux_mcp.store.value_checks import (
-    check_default_uptake,
     check_result_kind,
     check_results_limit,
     checked_compounds,
@@ -287,7 +287,8 @@ class Store:
         check_workspace(row.workspace)
         check_media_id(row.media_id)
         compounds = checked_compounds(row.compounds)
-        check_default_uptake(row.default_uptake)
+        if row.default_uptake is not None:  # None: a medium without one default uptake
+            DEFAULT_UPTAKE.check(row.default_uptake)
         stored = replace(row, compounds=compounds, created_at=row.created_at or utc_now())
         if not self.db.insert_media(stored):
             raise ValidationError(

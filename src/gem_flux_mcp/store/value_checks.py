@@ -39,12 +39,6 @@ def checked_compounds(compounds: Mapping[str, tuple[float, float]]) -> dict[str,
     return checked
 
 
-def check_default_uptake(default_uptake: float | None) -> None:
-    if default_uptake is not None and not math.isfinite(default_uptake):
-        raise ValidationError(ErrorCode.INVALID_MEDIA, "default_uptake must be a finite number.",
-                              details={"default_uptake": default_uptake})
-
-
 def check_result_kind(kind: str) -> None:
     if not KIND_RE.match(kind):
         raise ValidationError(

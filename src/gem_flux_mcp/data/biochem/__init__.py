@@ -14,13 +14,11 @@ from gem_flux_mcp.data.biochem.index import BiochemIndex
 from gem_flux_mcp.data.biochem.queries import (
     COMPOUND_ID,
     INDEX_SCHEMA_VERSION,
-    MAX_LIMIT,
     MAX_QUERY_LENGTH,
     REACTION_ID,
-    check_search_limit,
     normalize_id,
     validate_search_args,
 )
 
-__all__ = ["COMPOUND_ID", "INDEX_SCHEMA_VERSION", "MAX_LIMIT", "MAX_QUERY_LENGTH", "REACTION_ID", "BiochemIndex",
-           "build_index", "check_search_limit", "normalize_id", "validate_search_args"]
+__all__ = ["COMPOUND_ID", "INDEX_SCHEMA_VERSION", "MAX_QUERY_LENGTH", "REACTION_ID", "BiochemIndex",
+           "build_index", "normalize_id", "validate_search_args"]

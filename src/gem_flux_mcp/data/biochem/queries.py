@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.rules.catalog import LIMIT, MAX_FILTER_CHARS
 
 log = logging.getLogger(__name__)
 
@@ -22,10 +23,9 @@ MODEL_SUFFIX = re.compile(r"^((?:cpd|rxn)\d{5})_[a-z]\d*$")
 EC_QUERY = re.compile(r"^(?:ec[:\s]*)?(\d+)\.(\d+|-)(?:\.(n?\d+|-))?(?:\.(n?\d+|-))?\.?$")
 WORD = re.compile(r"[a-z0-9]+")
 
-MAX_QUERY_LENGTH = 100
+MAX_QUERY_LENGTH = MAX_FILTER_CHARS
 # Below this many matches a query is ranked in one pass; above it, tier by tier with early stops.
 RARE_CAP = 400
-MAX_LIMIT = 100
 
 # Exact-match kinds in the `terms` table, and the rank tier each gives a hit (lower is better).
 K_NAME, K_SYNONYM, K_ABBREV, K_XREF, K_FORMULA = 1, 2, 3, 4, 5
@@ -99,19 +99,7 @@ def validate_search_args(query: object, limit: object) -> tuple[str, int]:
             details={"length": len(text), "max_length": MAX_QUERY_LENGTH, "query": text[:30]},
             suggestions=["Shorten the query to the distinctive part of a name or id."],
         )
-    return text.lower(), check_search_limit(limit, text)
-
-
-def check_search_limit(limit: object, query: str = "glucose") -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise ValidationError(
-            ErrorCode.INVALID_LIMIT,
-            f"limit must be an integer from 1 to {MAX_LIMIT}; got {limit!r}.",
-            details={"provided": limit if isinstance(limit, int) else repr(limit)[:30],
-                     "min": 1, "max": MAX_LIMIT, "query": query},
-            suggestions=[f"Use a limit between 1 and {MAX_LIMIT} (default 10)."],
-        )
-    return limit
+    return text.lower(), LIMIT.check(limit)
 
 
 def name_words(text: str) -> str:

@@ -12,20 +12,11 @@ from .files import (
     read_text,
     text_of_content,
 )
-from .genome import (
-    GENE_CALLING_MODES,
-    TRANSLATION_TABLES,
-    GeneCalling,
-    TranslationTable,
-    check_gene_calling,
-    check_translation_table,
-)
 from .headers import product_from_description
 from .sequences import CleanedProteins, Protein, clean_proteins
 
 __all__ = [
-    "GENE_CALLING_MODES", "TRANSLATION_TABLES", "CleanedProteins", "Expected", "GeneCalling", "InputKind", "Protein",
-    "ProteinInput", "TranslationTable", "check_gene_calling", "check_translation_table", "clean_proteins",
+    "CleanedProteins", "Expected", "InputKind", "Protein", "ProteinInput", "clean_proteins",
     "parse_fasta", "product_from_description", "proteins_from_sequences", "proteins_from_text", "read_fasta_file",
     "read_proteins_file", "read_text", "text_of_content",
 ]

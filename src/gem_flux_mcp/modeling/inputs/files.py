@@ -13,10 +13,11 @@ from typing import Any, Literal
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.rules.catalog import GeneCalling, TranslationTable
 
 from .annotated import AnnotatedGenome, read_genbank, read_gff3
 from .fasta import check_unique_ids, parse_fasta
-from .genome import GeneCalling, TranslationTable, call_genes
+from .genome import call_genes
 from .sequences import (
     NUCLEOTIDE_SHARE,
     Protein,

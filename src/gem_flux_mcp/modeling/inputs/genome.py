@@ -21,20 +21,17 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.rules.catalog import GeneCalling, TranslationTable
 
 from .sequences import Protein
 
-GeneCalling = Literal["auto", "single", "meta"]
-GENE_CALLING_MODES: tuple[str, ...] = ("auto", "single", "meta")
 SINGLE_MODE_MIN_BP = 100_000  # below this, 'auto' uses the metagenome profiles
 PRODIGAL_MIN_TRAINING_BP = 20_000  # pyrodigal refuses to train on less
 Table = Literal[4, 11, 25]
-TranslationTable = Literal["auto", 4, 11, 25]
-TRANSLATION_TABLES: tuple[str | int, ...] = get_args(TranslationTable)
 SAMPLE_BP = 400_000  # 'auto' compares the tables on this much of the genome
 BETTER_DENSITY = 0.05  # table 4 is taken when its genes cover this much more of the genome,
 LONGER_GENES = 1.25  # or are this much longer on average
@@ -57,33 +54,6 @@ class CalledGenes:
                 "translation_tables": self.translation_tables,
                 "translation_table_reason": self.translation_table_reason,
                 "coding_density": round(self.coding_density, 3)}
-
-
-def check_gene_calling(mode: object) -> GeneCalling:
-    if mode not in GENE_CALLING_MODES:
-        raise ValidationError(
-            ErrorCode.INVALID_GENE_CALLING, f"gene_calling must be one of {', '.join(GENE_CALLING_MODES)}.",
-            details={"provided": mode, "allowed": list(GENE_CALLING_MODES)},
-            suggestions=["'auto' trains on genomes of 100 kb or more and uses metagenome profiles below."],
-        )
-    return mode  # type: ignore[return-value]
-
-
-def check_translation_table(value: object) -> TranslationTable:
-    """'auto', 4, 11 or 25 (a number given as text is read as the number)."""
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
-    elif isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or value not in TRANSLATION_TABLES:
-        raise ValidationError(
-            ErrorCode.INVALID_TRANSLATION_TABLE,
-            f"translation_table must be one of {', '.join(str(t) for t in TRANSLATION_TABLES)}.",
-            details={"provided": value, "allowed": list(TRANSLATION_TABLES)},
-            suggestions=["'auto' chooses between 11 (most bacteria) and 4 (Mycoplasma, Spiroplasma, Ureaplasma: "
-                         "TGA read as tryptophan) from the genome; 25 reads TGA as glycine."],
-        )
-    return value  # type: ignore[return-value]
 
 
 def call_genes(contigs: list[Protein], mode: GeneCalling = "auto",

@@ -4,13 +4,23 @@ predict_growth_phenotypes, predict_fermentation_products, run_fva, compare_model
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
 from fastmcp import Context, FastMCP
 from fastmcp.dependencies import Depends
 from pydantic import BaseModel, Field
 
+from gem_flux_mcp.rules.catalog import (
+    DeletionTargetArg,
+    EssentialityThresholdArg,
+    FractionOfOptimumArg,
+    GrowthThresholdArg,
+    MinRatioArg,
+    OffsetArg,
+    PanelArg,
+    UptakeRateArg,
+)
 from gem_flux_mcp.server.dependencies import Caller, current_caller, current_workspace
 from gem_flux_mcp.server.tools.common import CREATES, READ_ONLY, MediaId, ModelId, OutputPath, output_target, tool
 from gem_flux_mcp.server.worker import mcp_progress
@@ -43,15 +53,15 @@ def register(mcp: FastMCP) -> None:
         media_id: MediaId,
         genes: Annotated[list[str] | None, Field(description="Ids to test; default every gene (or reaction) "
                                                              "of the model")] = None,
-        threshold: Annotated[float, Field(gt=0, lt=1, description="Growth ratio below which a deletion is "
+        threshold: Annotated[EssentialityThresholdArg, Field(description="Growth ratio below which a deletion is "
                                                                   "lethal (essential)")] = 0.1,
         observed: Annotated[dict[str, bool] | None, Field(
             description="Known essentiality {id: true if essential in vivo}: adds TP/FP/TN/FN, accuracy, "
                         "MCC and the mismatches")] = None,
-        target: Annotated[Literal["genes", "reactions"], Field(
+        target: Annotated[DeletionTargetArg, Field(
             description="'genes' (single-gene deletions) or 'reactions' (single-reaction deletions)")] = "genes",
         objective: Annotated[str, Field(description="Reaction whose optimum is growth (default 'bio1')")] = "bio1",
-        offset: Annotated[int, Field(ge=0, description="First row of the table to return (paging)")] = 0,
+        offset: Annotated[OffsetArg, Field(description="First row of the table to return (paging)")] = 0,
         output_path: OutputPath = None,
         caller: Caller = Depends(current_caller),
     ) -> results.EssentialityResult:
@@ -73,20 +83,20 @@ def register(mcp: FastMCP) -> None:
         model_id: ModelId,
         base_media_id: Annotated[MediaId, Field(description="The base medium (e.g. a minimal medium); the panel's "
                                                            "reference sources are taken out of it")],
-        panel: Annotated[Literal["carbon", "nitrogen", "phosphorus", "sulfur"] | None, Field(
+        panel: Annotated[PanelArg, Field(
             description="A predefined Biolog panel (PM1/PM2 carbon, PM3 nitrogen, PM4 phosphorus and sulfur)")] = None,
         compounds: Annotated[list[str] | None, Field(description="ModelSEED compound ids to test (besides the "
                                                                  "panel's)")] = None,
         observed: Annotated[dict[str, bool] | None, Field(
             description="Known growth {compound id: true if it grows}: adds TP/FP/TN/FN, accuracy, MCC and the "
                         "mismatches; these compounds are tested too")] = None,
-        growth_threshold: Annotated[float, Field(gt=0, le=10, description="Growth (1/h) above which a compound "
+        growth_threshold: Annotated[GrowthThresholdArg, Field(description="Growth (1/h) above which a compound "
                                                                          "counts as a growth substrate")] = 0.1,
-        uptake_rate: Annotated[float | None, Field(
-            gt=0, le=1000, description="Uptake (mmol/gDW/h) each tested compound is opened at; default the "
+        uptake_rate: Annotated[UptakeRateArg, Field(
+            description="Uptake (mmol/gDW/h) each tested compound is opened at; default the "
                                        "removed reference source's rate in the base medium, else 10")] = None,
         objective: Annotated[str, Field(description="Reaction whose optimum is growth (default 'bio1')")] = "bio1",
-        offset: Annotated[int, Field(ge=0, description="First row of the array to return (paging)")] = 0,
+        offset: Annotated[OffsetArg, Field(description="First row of the array to return (paging)")] = 0,
         output_path: OutputPath = None,
         caller: Caller = Depends(current_caller),
     ) -> results.PhenotypeResult:
@@ -111,10 +121,10 @@ def register(mcp: FastMCP) -> None:
             description="Known products: a list of those secreted in vivo (the other scored products count as not "
                         "secreted) or {product: true/false}; names (acetate, formate, ethanol, butyrate, propionate, "
                         "lactate, succinate, acetone, H2) or compound ids. Adds TP/FP/TN/FN, accuracy, MCC")] = None,
-        min_ratio: Annotated[float, Field(gt=0, le=1000, description="A compound is a product when its secretion "
+        min_ratio: Annotated[MinRatioArg, Field(description="A compound is a product when its secretion "
                                                                     "is at least this times the growth rate")] = 0.25,
         objective: Annotated[str, Field(description="Reaction whose optimum is growth (default 'bio1')")] = "bio1",
-        offset: Annotated[int, Field(ge=0, description="First product to return (paging)")] = 0,
+        offset: Annotated[OffsetArg, Field(description="First product to return (paging)")] = 0,
         output_path: OutputPath = None,
         caller: Caller = Depends(current_caller),
     ) -> results.FermentationResult:
@@ -135,7 +145,7 @@ def register(mcp: FastMCP) -> None:
         model_b: Annotated[ModelId, Field(description="Second model (B)")],
         media_ids: Annotated[list[MediaId] | None, Field(
             max_length=20, description="Media to grow both on; default the media each was last run on")] = None,
-        offset: Annotated[int, Field(ge=0, description="First item of every id list to return (paging)")] = 0,
+        offset: Annotated[OffsetArg, Field(description="First item of every id list to return (paging)")] = 0,
         workspace: Workspace = Depends(current_workspace),
     ) -> results.CompareModelsResult:
         """How two models differ: reactions, genes and metabolites only in A, only in B, and shared
@@ -150,11 +160,11 @@ def register(mcp: FastMCP) -> None:
         model_id: ModelId,
         media_id: MediaId,
         reactions: Annotated[list[str] | None, Field(description="Reaction ids; default every reaction")] = None,
-        fraction_of_optimum: Annotated[float, Field(ge=0, le=1, description="The objective is held at least at "
+        fraction_of_optimum: Annotated[FractionOfOptimumArg, Field(description="The objective is held at least at "
                                                                            "this fraction of its optimum")] = 0.9,
         loopless: Annotated[bool, Field(description="Exclude flux around internal loops (slower)")] = False,
         objective: Annotated[str, Field(description="Reaction whose optimum is held (default 'bio1')")] = "bio1",
-        offset: Annotated[int, Field(ge=0, description="First row of the table to return (paging)")] = 0,
+        offset: Annotated[OffsetArg, Field(description="First row of the table to return (paging)")] = 0,
         output_path: OutputPath = None,
         caller: Caller = Depends(current_caller),
     ) -> results.VariabilityResult:
@@ -175,7 +185,7 @@ def register(mcp: FastMCP) -> None:
         media_id: Annotated[MediaId | None, Field(description="Medium to check growth on; without it the "
                                                               "model's stored bounds are used")] = None,
         biomass: Annotated[str, Field(description="Biomass reaction (default 'bio1')")] = "bio1",
-        offset: Annotated[int, Field(ge=0, description="First item of every list to return (paging)")] = 0,
+        offset: Annotated[OffsetArg, Field(description="First item of every list to return (paging)")] = 0,
         output_path: OutputPath = None,
         caller: Caller = Depends(current_caller),
     ) -> results.DiagnosisResult:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 import anyio
 import anyio.to_thread
@@ -15,8 +15,7 @@ from fastmcp.dependencies import Depends
 from pydantic import Field
 
 from gem_flux_mcp.config import Settings
-from gem_flux_mcp.data.panels import PanelName
-from gem_flux_mcp.modeling.inputs import GeneCalling, TranslationTable
+from gem_flux_mcp.rules.catalog import GeneCallingArg, GenomeTemplateArg, OffsetArg, PanelItemArg, TranslationTableArg
 from gem_flux_mcp.server.dependencies import current_batches, current_file_area, current_settings, current_workspace
 from gem_flux_mcp.server.files import FileArea
 from gem_flux_mcp.server.tools.common import READ_ONLY, tool
@@ -42,15 +41,15 @@ def register(mcp: FastMCP) -> None:
         media_ids: Annotated[list[str] | None, Field(max_length=10, description=(
             "Media to gapfill on, in turn (predefined or built); growth is checked on each. Default "
             "['glucose_minimal_aerobic']"))] = None,
-        template: Annotated[Literal["auto", "GramNegative", "GramPositive"], Field(
+        template: Annotated[GenomeTemplateArg, Field(
             description="'auto' (default): Gram-negative when a genome shows an outer membrane "
                         "(outer-membrane proteins named, lipopolysaccharide genes)")] = "auto",
-        gene_calling: Annotated[GeneCalling, Field(
+        gene_calling: Annotated[GeneCallingArg, Field(
             description="Prodigal mode for genomes given as contigs")] = "auto",
-        translation_table: Annotated[TranslationTable, Field(
+        translation_table: Annotated[TranslationTableArg, Field(
             description="Genetic code for genomes given as contigs: 11, 4, 25, or 'auto' (default: 11 or 4 "
                         "per genome, from its genes)")] = "auto",
-        phenotype_panels: Annotated[list[PanelName] | None, Field(
+        phenotype_panels: Annotated[list[PanelItemArg] | None, Field(
             description="Phenotype panels to run on the first medium after gapfilling (counts per genome)")] = None,
         workers: Annotated[int, Field(ge=1, le=64, description=(
             "Dask worker processes on this server (at most one per core); ignored when the server is configured "
@@ -79,7 +78,7 @@ def register(mcp: FastMCP) -> None:
         wait_seconds: Annotated[float, Field(ge=0, le=MAX_WAIT_S, description=(
             "Wait up to this long for the batch to finish, with progress notifications meanwhile (0: answer "
             "at once)"))] = 0,
-        offset: Annotated[int, Field(ge=0, description="First genome row to return (rows in finishing order)")] = 0,
+        offset: Annotated[OffsetArg, Field(description="First genome row to return (rows in finishing order)")] = 0,
         limit: Annotated[int, Field(ge=1, le=MAX_ROWS_PER_PAGE, description="Genome rows to return")] = 50,
         workspace: Workspace = Depends(current_workspace),
         area: FileArea = Depends(current_file_area),

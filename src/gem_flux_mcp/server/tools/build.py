@@ -10,8 +10,7 @@ from fastmcp.dependencies import Depends
 from pydantic import Field
 
 from gem_flux_mcp.config import Settings
-from gem_flux_mcp.data.templates import TemplateChoice
-from gem_flux_mcp.modeling.inputs import GeneCalling, TranslationTable
+from gem_flux_mcp.rules.catalog import BuildTemplateArg, GeneCallingArg, TranslationTableArg
 from gem_flux_mcp.server.dependencies import current_file_area, current_jobs, current_settings, current_workspace
 from gem_flux_mcp.server.files import FileArea
 from gem_flux_mcp.server.tools.common import tool
@@ -35,7 +34,7 @@ def register(mcp: FastMCP) -> None:
                         "the id (NCBI/RefSeq/Prokka/Bakta product names) is used as function evidence. "
                         "Trailing '*' and ambiguity codes are fine; proteins with internal stops are skipped "
                         "and listed")] = None,
-        template: Annotated[TemplateChoice, Field(
+        template: Annotated[BuildTemplateArg, Field(
             description="GramNegative (default), GramPositive, Core, or 'auto': from the cell envelope, i.e. "
                         "outer-membrane proteins named in the headers (BamA, LptD, TonB, porins) and "
                         "lipopolysaccharide genes (LpxA/C/D/H/B/K, KdsB, WaaA: 3 or more); the answer's "
@@ -62,10 +61,10 @@ def register(mcp: FastMCP) -> None:
                         "base64")] = None,
         content_encoding: Annotated[Literal["text", "base64"], Field(
             description="How fasta_content/genome_content is sent")] = "text",
-        gene_calling: Annotated[GeneCalling, Field(
+        gene_calling: Annotated[GeneCallingArg, Field(
             description="Prodigal mode for a genome: 'single' trains on the genome, 'meta' uses pre-trained "
                         "profiles; 'auto' (default) is single for 100 kb or more")] = "auto",
-        translation_table: Annotated[TranslationTable, Field(
+        translation_table: Annotated[TranslationTableArg, Field(
             description="Genetic code for a genome's genes: 11 (most bacteria), 4 (Mycoplasma, Spiroplasma, "
                         "Ureaplasma: TGA is tryptophan), 25 (TGA is glycine), or 'auto' (default): 11 or 4 "
                         "from the genome; input.translation_table_reason says why. Proteins given as "

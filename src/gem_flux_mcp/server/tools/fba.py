@@ -8,10 +8,10 @@ from fastmcp import FastMCP
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
+from gem_flux_mcp.rules.catalog import FluxThresholdArg
 from gem_flux_mcp.server.dependencies import current_workspace
 from gem_flux_mcp.server.tools.common import CREATES, MediaId, ModelId, tool
 from gem_flux_mcp.services import fba, results
-from gem_flux_mcp.services.fba import MAX_FLUX_THRESHOLD
 from gem_flux_mcp.services.workspace import Workspace
 
 
@@ -23,7 +23,7 @@ def register(mcp: FastMCP) -> None:
         media_id: MediaId,
         objective: Annotated[str, Field(description="Reaction to optimise (default biomass 'bio1')")] = "bio1",
         maximize: Annotated[bool, Field(description="false to minimise")] = True,
-        flux_threshold: Annotated[float, Field(ge=0, le=MAX_FLUX_THRESHOLD, description="Drop fluxes with |v| <= this "
+        flux_threshold: Annotated[FluxThresholdArg, Field(description="Drop fluxes with |v| <= this "
                                                "from the listing (>= 0); the interpretation uses every flux")] = 1e-6,
         pfba: Annotated[bool, Field(description="Parsimonious FBA: same optimum, minimal total flux")] = False,
         knockout_genes: Annotated[list[str] | None, Field(

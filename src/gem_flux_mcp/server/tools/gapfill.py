@@ -10,11 +10,12 @@ from fastmcp import Context, FastMCP
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
+from gem_flux_mcp.rules.catalog import GapfillModeArg, TargetGrowthRateArg
 from gem_flux_mcp.server.dependencies import current_jobs, current_workspace
 from gem_flux_mcp.server.tools.common import tool
 from gem_flux_mcp.server.worker import JobRunner, mcp_progress
 from gem_flux_mcp.services import gapfill, results
-from gem_flux_mcp.services.gapfill import MAX_GAPFILL_MEDIA, MAX_TARGET_GROWTH, GapfillMode
+from gem_flux_mcp.services.gapfill import MAX_GAPFILL_MEDIA
 from gem_flux_mcp.services.workspace import Workspace
 
 GAPFILL_ANNOTATIONS = {"title": "Gapfill model", "readOnlyHint": False, "destructiveHint": False,
@@ -29,12 +30,11 @@ def register(mcp: FastMCP) -> None:
         model_id: Annotated[str, Field(description="Id of the model to gapfill, e.g. 'E_coli.draft'")],
         media_id: Annotated[str | None, Field(description=(
             "Medium to grow on, e.g. 'glucose_minimal_aerobic' (or give media_ids)"))] = None,
-        target_growth_rate: Annotated[float, Field(
-            gt=0, le=MAX_TARGET_GROWTH,
+        target_growth_rate: Annotated[TargetGrowthRateArg, Field(
             description="Growth the model must reach, 1/h (> 0, <= 10; typical 0.01-1.0)")] = 0.01,
         allow_all_non_grp_reactions: Annotated[bool, Field(
             description="Accepted for compatibility; every template reaction may be added")] = True,
-        gapfill_mode: Annotated[GapfillMode, Field(description="'full' (ATP correction + genome-scale), 'atp_only' "
+        gapfill_mode: Annotated[GapfillModeArg, Field(description="'full' (ATP correction + genome-scale), 'atp_only' "
                                            "or 'genomescale_only'")] = "full",
         media_ids: Annotated[list[str] | None, Field(max_length=MAX_GAPFILL_MEDIA, description=(
             "Several media to grow on at once, e.g. ['glucose_minimal_aerobic', 'lb_aerobic']: one cheapest set of "

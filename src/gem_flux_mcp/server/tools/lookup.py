@@ -8,7 +8,8 @@ from fastmcp import FastMCP
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from gem_flux_mcp.data.biochem import MAX_LIMIT, BiochemIndex
+from gem_flux_mcp.data.biochem import BiochemIndex
+from gem_flux_mcp.rules.catalog import LimitArg
 from gem_flux_mcp.server.dependencies import current_biochem
 from gem_flux_mcp.server.tools.common import READ_ONLY, tool
 from gem_flux_mcp.services import results
@@ -64,7 +65,7 @@ def register(mcp: FastMCP) -> None:
     def search_compounds(
         query: Annotated[str, Field(description="Name, synonym, id, formula or external id "
                                     "(1-100 characters); every word must match")],
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum results, 1-100")] = 10,
+        limit: Annotated[LimitArg, Field(description="Maximum results, 1-100")] = 10,
         biochem: BiochemIndex = Depends(current_biochem),
     ) -> dict[str, Any]:
         """Find ModelSEED compounds. Ranking: exact id, exact name or synonym, abbreviation,
@@ -88,7 +89,7 @@ def register(mcp: FastMCP) -> None:
     def search_reactions(
         query: Annotated[str, Field(description="Name, enzyme synonym, id, EC number, external "
                                     "id or pathway (1-100 characters); every word must match")],
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum results, 1-100")] = 10,
+        limit: Annotated[LimitArg, Field(description="Maximum results, 1-100")] = 10,
         biochem: BiochemIndex = Depends(current_biochem),
     ) -> dict[str, Any]:
         """Find ModelSEED reactions. An EC number matches per component (2.7.1.1 never returns

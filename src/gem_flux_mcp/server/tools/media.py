@@ -8,7 +8,14 @@ from fastmcp import FastMCP
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from gem_flux_mcp.modeling.media import MAX_UPTAKE
+from gem_flux_mcp.rules.catalog import (
+    CompoundsArg,
+    DefaultUptakeArg,
+    MediaCompoundFilterArg,
+    MediaNameFilterArg,
+    MediaPageLimitArg,
+    OffsetArg,
+)
 from gem_flux_mcp.server.dependencies import current_workspace
 from gem_flux_mcp.server.tools.common import CREATES, DELETES, READ_ONLY, MediaId, tool
 from gem_flux_mcp.services import media, results
@@ -18,10 +25,10 @@ from gem_flux_mcp.services.workspace import Workspace
 def register(mcp: FastMCP) -> None:
     @tool(mcp, "build_media", results.BuildMediaResult, {"title": "Build medium", **CREATES})
     def build_media(
-        compounds: Annotated[list[str], Field(
-            min_length=1, description="ModelSEED compound ids, e.g. ['cpd00027', 'cpd00007']")],
-        default_uptake: Annotated[float, Field(
-            gt=0, le=MAX_UPTAKE, description="Uptake limit for compounds without custom bounds, mmol/gDW/h, > 0 and "
+        compounds: Annotated[CompoundsArg, Field(
+            description="ModelSEED compound ids, e.g. ['cpd00027', 'cpd00007']")],
+        default_uptake: Annotated[DefaultUptakeArg, Field(
+            description="Uptake limit for compounds without custom bounds, mmol/gDW/h, > 0 and "
                                              "<= 1000; bounds become (-uptake, 100)")] = 100.0,
         custom_bounds: Annotated[dict[str, list[float]] | None, Field(
             description="Per-compound [lower, upper] exchange bounds; lower < 0 = uptake, upper > 0 = secretion, "
@@ -37,17 +44,15 @@ def register(mcp: FastMCP) -> None:
 
     @tool(mcp, "list_media", results.ListMediaResult, {"title": "List media", **READ_ONLY})
     def list_media(
-        name: Annotated[str | None, Field(
-            min_length=1, max_length=media.MAX_FILTER_CHARS,
+        name: Annotated[MediaNameFilterArg, Field(
             description="Only media whose id, name or description has all these words (each matched at the "
                         "start of a word, any order, case-insensitive; '_' and '-' are spaces), e.g. 'm9 glucose', "
                         "'m9 aerobic' (not the anaerobic ones), 'anaerobic', 'lb', 'biolog'")] = None,
-        compound: Annotated[str | None, Field(
-            min_length=1, max_length=media.MAX_FILTER_CHARS,
+        compound: Annotated[MediaCompoundFilterArg, Field(
             description="Only media that contain this compound: a ModelSEED id ('cpd00027') or a name "
                         "('glucose', 'succinate'), resolved through the ModelSEED database")] = None,
-        offset: Annotated[int, Field(ge=0, description="First matched medium to return (paging)")] = 0,
-        limit: Annotated[int, Field(ge=1, le=media.MAX_PAGE, description="Media per page, 1-500")]
+        offset: Annotated[OffsetArg, Field(description="First matched medium to return (paging)")] = 0,
+        limit: Annotated[MediaPageLimitArg, Field(description="Media per page, 1-500")]
             = media.DEFAULT_LIST_PAGE,
         workspace: Workspace = Depends(current_workspace),
     ) -> results.ListMediaResult:
@@ -60,8 +65,8 @@ def register(mcp: FastMCP) -> None:
     @tool(mcp, "get_media", results.GetMediaResult, {"title": "Get medium", **READ_ONLY})
     def get_media(
         media_id: MediaId,
-        offset: Annotated[int, Field(ge=0, description="First compound to return (paging)")] = 0,
-        limit: Annotated[int, Field(ge=1, le=media.MAX_PAGE, description="Compounds per page, 1-500")] = 500,
+        offset: Annotated[OffsetArg, Field(description="First compound to return (paging)")] = 0,
+        limit: Annotated[MediaPageLimitArg, Field(description="Compounds per page, 1-500")] = 500,
         workspace: Workspace = Depends(current_workspace),
     ) -> results.GetMediaResult:
         """Every compound of a medium, predefined or built, with its name, formula and exchange

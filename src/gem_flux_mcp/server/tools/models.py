@@ -9,11 +9,11 @@ from fastmcp import FastMCP
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
+from gem_flux_mcp.rules.catalog import GapfillReactionsOffsetArg, LimitArg
 from gem_flux_mcp.server.dependencies import current_file_area, current_workspace
 from gem_flux_mcp.server.files import FileArea
 from gem_flux_mcp.server.tools.common import CREATES, DELETES, READ_ONLY, ModelId, tool
 from gem_flux_mcp.services import models, results
-from gem_flux_mcp.services.models import MAX_LIMIT
 from gem_flux_mcp.services.workspace import Workspace
 
 
@@ -39,8 +39,8 @@ def register(mcp: FastMCP) -> None:
         include_predictions: Annotated[bool, Field(description="Add the recorded FBA/gapfill results, "
                                                    "newest first")] = False,
         include_revisions: Annotated[bool, Field(description="Add the revision history")] = False,
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Maximum predictions returned, 1-100")] = 20,
-        gapfill_reactions_offset: Annotated[int | None, Field(ge=0,
+        limit: Annotated[LimitArg, Field(description="Maximum predictions returned, 1-100")] = 20,
+        gapfill_reactions_offset: Annotated[GapfillReactionsOffsetArg, Field(
             description="For a gapfilled model: return the page of added reactions starting here")] = None,
         workspace: Workspace = Depends(current_workspace),
     ) -> results.GetModelResult:

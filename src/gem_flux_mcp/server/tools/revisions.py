@@ -8,10 +8,10 @@ from fastmcp import FastMCP
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
+from gem_flux_mcp.rules.catalog import ReasonArg
 from gem_flux_mcp.server.dependencies import current_workspace
 from gem_flux_mcp.server.tools.common import CREATES, ModelId, tool
 from gem_flux_mcp.services import results, revisions
-from gem_flux_mcp.services.revisions import MAX_REASON_CHARS
 from gem_flux_mcp.services.workspace import Workspace
 
 
@@ -19,8 +19,8 @@ def register(mcp: FastMCP) -> None:
     @tool(mcp, "revise_model", results.ReviseModelResult, {"title": "Revise model", **CREATES})
     def revise_model(
         model_id: ModelId,
-        reason: Annotated[str, Field(min_length=1, max_length=MAX_REASON_CHARS,
-                                     description="Why the model changes; kept in its revision history")],
+        reason: Annotated[ReasonArg, Field(
+            description="Why the model changes; kept in its revision history")],
         add_reactions: Annotated[list[str] | None, Field(
             description="ModelSEED reactions to add, with compartment, e.g. ['rxn00148_c0']")] = None,
         remove_reactions: Annotated[list[str] | None, Field(description="Reaction ids of the model to remove")] = None,

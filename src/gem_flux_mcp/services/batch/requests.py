@@ -9,12 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from gem_flux_mcp.config import Settings
-from gem_flux_mcp.data.templates import check_template_choice
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
-from gem_flux_mcp.modeling.inputs.genome import check_gene_calling, check_translation_table
+from gem_flux_mcp.rules.catalog import GENE_CALLING, GENOME_TEMPLATE, PANEL, TRANSLATION_TABLE
 from gem_flux_mcp.services import results
-from gem_flux_mcp.services.phenotypes import check_panel
 from gem_flux_mcp.services.workspace import Workspace
 
 from .inputs import find_inputs
@@ -37,19 +35,19 @@ def start_batch(jobs: BatchJobs, ws: Workspace, inputs: Sequence[Path], media_id
                 template: object, gene_calling: object, panels: Sequence[object] | None, out_dir: Path, workers: object,
                 save_to_store: bool, settings: Settings, show: Show,
                 translation_table: object = "auto") -> results.BuildModelsBatchResult:
-    template = check_template_choice(template, allow_auto=True)
+    chosen_template: str = GENOME_TEMPLATE.check(template)
     count = check_workers(workers) if jobs.scheduler else check_workers(workers, local_workers_allowed())
     chosen = list(media_ids) if media_ids else list(DEFAULT_MEDIA)
     if len(chosen) > MAX_MEDIA:
         raise ValidationError(ErrorCode.INVALID_MEDIA, f"At most {MAX_MEDIA} media per batch.",
                               details={"num_media": len(chosen)})
     media = dict(ws.medium(media_id) for media_id in chosen)
-    chosen_panels = tuple(dict.fromkeys(str(check_panel(panel)) for panel in panels or []))
+    chosen_panels = tuple(dict.fromkeys(str(PANEL.check(panel)) for panel in panels or []))
     genomes = find_inputs(inputs)
     store_to = StoreTarget(str(settings.state_dir), settings.database_url, ws.workspace_id) if save_to_store else None
-    spec = BatchSpec(tuple(genomes), media, out_dir, settings.data_dir, settings.cache_dir, template,
-                     check_gene_calling(gene_calling), chosen_panels, store_to,
-                     check_translation_table(translation_table))
+    spec = BatchSpec(tuple(genomes), media, out_dir, settings.data_dir, settings.cache_dir, chosen_template,
+                     GENE_CALLING.check(gene_calling), chosen_panels, store_to,
+                     TRANSLATION_TABLE.check(translation_table))
     job = jobs.start(ws.workspace_id, spec, count, save_to_store)
     return results.BuildModelsBatchResult(
         success=True, job_id=job.job_id, status=job.status, num_genomes=len(genomes),

@@ -24,7 +24,7 @@ from typing import Any
 import gem_flux_mcp.services.batch.outputs as outputs
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ServerError, ValidationError
-from gem_flux_mcp.modeling.inputs.genome import GeneCalling, TranslationTable
+from gem_flux_mcp.rules.catalog import GeneCalling, TranslationTable
 
 from .inputs import GenomeInput
 from .storing import StoreTarget

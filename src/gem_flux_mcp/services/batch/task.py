@@ -24,7 +24,7 @@ from typing import Any
 
 import gem_flux_mcp.services.batch.outputs as outputs
 from gem_flux_mcp.errors import GemFluxError
-from gem_flux_mcp.modeling.inputs.genome import GeneCalling, TranslationTable
+from gem_flux_mcp.rules.catalog import GeneCalling, TranslationTable
 from gem_flux_mcp.services.batch.storing import StoreTarget, store_built
 
 REPORT_VERSION = 1
