@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gem_flux_mcp.modeling.gapfill import GapfillRun
+if TYPE_CHECKING:
+    from gem_flux_mcp.modeling.gapfill import GapfillRun
 
 PAGE_SIZE = 50
 MAX_LISTED = 40  # compound ids listed in an answer

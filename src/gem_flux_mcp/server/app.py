@@ -24,9 +24,8 @@ from starlette.middleware import Middleware
 from gem_flux_mcp import CONTRACT_VERSION, __version__
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
-from gem_flux_mcp.server import access, dashboard, model_resources, runtime, tool_schemas
+from gem_flux_mcp.server import access, model_resources, runtime, tool_schemas
 from gem_flux_mcp.server.arguments import ArgumentErrorMiddleware
-from gem_flux_mcp.server.dashboard.batches import JobsAsBatchSource
 from gem_flux_mcp.server.dependencies import RESOURCES
 from gem_flux_mcp.server.http_guards import RequestGuard
 from gem_flux_mcp.server.recording import RecordingMiddleware, SessionCloseMiddleware
@@ -92,6 +91,11 @@ def create_app(resources: Resources | None = None, *, with_dashboard: bool = Fal
     batch.register(mcp)
     model_resources.register(mcp)
     if with_dashboard and resources is not None:
+        # imported here: the dashboard (pictures, the batch board, gapfill reports) is served only
+        # over HTTP, and a stdio server starts without it
+        from gem_flux_mcp.server import dashboard
+        from gem_flux_mcp.server.dashboard.batches import JobsAsBatchSource
+
         source = dashboard.DashboardSource(
             store=resources.store, recorder=lambda: recorder, tools=dashboard.tool_lister(mcp),
             workspace=lambda request: access.current_workspace(), biochem=resources.biochem,
@@ -205,6 +209,7 @@ def run_dashboard(args: argparse.Namespace) -> int:
     from starlette.applications import Starlette
     from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+    from gem_flux_mcp.server import dashboard
     from gem_flux_mcp.store.store import Store
 
     configure_logging(args.log_level)
