@@ -33,8 +33,9 @@ class InProcessClient:
     same tools, middleware and envelopes as a served app, without starting a server (~0.3 s
     instead of ~1.5 s). `call_tool` answers errors as results, like the SDK client."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, resources: Any = None) -> None:
         self._client = client
+        self.resources = resources  # the runtime the app serves (its store, its job board)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], progress_callback: Any = None) -> Any:
         return await self._client.call_tool(name, arguments, raise_on_error=False,
@@ -62,7 +63,7 @@ async def in_process_client(env: dict[str, str]) -> AsyncIterator[InProcessClien
     resources = runtime.load_resources(settings)
     try:
         async with FastMCPClient(create_app(resources)) as client:
-            yield InProcessClient(client)
+            yield InProcessClient(client, resources)
     finally:
         resources.shutdown()
         if saved is None:

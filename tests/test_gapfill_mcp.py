@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import anyio
 import cobra
@@ -90,6 +91,32 @@ async def test_build_gapfill_fba_over_mcp(server_env: dict[str, str], data_dir: 
             fba = await call(client, "run_fba", {"model_id": "ecoli.draft.gf.v3", "media_id": medium})
             assert fba["objective_value"] == pytest.approx(growth["after"], rel=1e-4, abs=1e-6)
         assert result["media_ids"] == ["glucose_minimal_aerobic"] and result["growth_by_medium"] is None
+
+
+@pytest.mark.slow
+async def test_two_gapfills_of_one_model_at_once_store_under_the_ids_they_were_given(
+        server_env: dict[str, str]) -> None:
+    """Both gapfills are prepared before either is stored: each is promised its own id (.gf,
+    .gf.v2) and its model is stored under that id (issue 30: the id was once worked out twice)."""
+    async with in_process_client(server_env) as client:
+        seqs = {"p1": "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQ"}
+        await call(client, "build_model", {"protein_sequences": seqs, "model_name": "pair"})
+        answers: list[dict[str, Any]] = []
+
+        async def gapfill(medium: str) -> None:
+            answers.append(await call(client, "gapfill_model", {"model_id": "pair.draft", "media_id": medium}))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(gapfill, "glucose_minimal_aerobic")
+            group.start_soon(gapfill, "lb_aerobic")
+        assert sorted(a["model_id"] for a in answers) == ["pair.draft.gf", "pair.draft.gf.v2"]
+        shown = [job.makes for job in client.resources.jobs.board.jobs("local") if job.kind == "gapfill"]
+        assert sorted(shown) == ["pair.draft.gf", "pair.draft.gf.v2"]  # what each job said it makes
+        for answer in answers:
+            stored = await call(client, "get_model", {"model_id": answer["model_id"], "gapfill_reactions_offset": 0})
+            assert stored["gapfill_reactions"]["media_id"] == answer["media_id"]
+        listed = await call(client, "list_models", {})
+        assert sorted(m["model_id"] for m in listed["models"]) == ["pair.draft", "pair.draft.gf", "pair.draft.gf.v2"]
 
 
 @pytest.mark.slow

@@ -5,7 +5,8 @@ from __future__ import annotations
 from cobra.io import load_model
 from cobra.util.solver import linear_reaction_coefficients
 
-from gem_flux_mcp.modeling.model_io import objective_reaction_ids, release_model, summarize
+from gem_flux_mcp.modeling.model_io import objective_reaction_ids, summarize
+from gem_flux_mcp.modeling.solver_memory import release_model
 
 
 def test_objective_ids_match_cobrapy() -> None:

@@ -27,7 +27,7 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DatabaseError, NotFoundError, ValidationError
 from gem_flux_mcp.fsutil import atomic_write_bytes
 from gem_flux_mcp.server.hints import add_hints
-from gem_flux_mcp.store import MediaRow, ModelRow, Store, derived_model_id
+from gem_flux_mcp.store import MediaRow, ModelRow, Store
 from gem_flux_mcp.store.db import DB_FILE_NAME
 from gem_flux_mcp.store.row_mapping import RESULTS_KEPT_PER_KIND
 from gem_flux_mcp.store.schema import MIGRATIONS, split_sql
@@ -280,23 +280,38 @@ def test_model_id_rules(store: Store) -> None:
 
 def test_derived_ids(store: Store) -> None:
     add_tiny(store, "X.draft")
-    first = derived_model_id(store, WS, "X.draft")
+    first = store.derived_model_id(WS, "X.draft")
     assert first == "X.draft.gf"
     row = add_tiny(store, first, source="gapfilled", derived_from="X.draft")
     assert row.state == "gapfilled" and row.derived_from == "X.draft"
-    second = derived_model_id(store, WS, "X.draft")
+    second = store.derived_model_id(WS, "X.draft")
     assert second == "X.draft.gf.v2"
     add_tiny(store, second, source="gapfilled", derived_from="X.draft")
-    assert derived_model_id(store, WS, "X.draft") == "X.draft.gf.v3"
+    assert store.derived_model_id(WS, "X.draft") == "X.draft.gf.v3"
     assert store.get_model_row(WS, second).state == "gapfilled"
     # gapfilling a gapfilled model, and a parent without .draft
-    assert derived_model_id(store, WS, "X.draft.gf") == "X.draft.gf.gf"
-    assert derived_model_id(store, WS, "Y") == "Y.gf"
+    assert store.derived_model_id(WS, "X.draft.gf") == "X.draft.gf.gf"
+    assert store.derived_model_id(WS, "Y") == "Y.gf"
     # revisions keep the parent's state
-    assert derived_model_id(store, WS, "X.draft", suffix="rev") == "X.draft.rev"
+    assert store.derived_model_id(WS, "X.draft", suffix="rev") == "X.draft.rev"
     assert add_tiny(store, "X.draft.rev", source="revised").state == "draft"
     with pytest.raises(ValidationError):
-        derived_model_id(store, WS, "X.draft", suffix="g.f")
+        store.derived_model_id(WS, "X.draft", suffix="g.f")
+
+
+def test_ids_reserved_for_running_jobs(store: Store) -> None:
+    """Two gapfills of one model started together are promised different ids, each stores its
+    model under the id it was promised, and an id given up is offered again."""
+    add_tiny(store, "X.draft")
+    first = store.reserve_derived_model_id(WS, "X.draft")
+    second = store.reserve_derived_model_id(WS, "X.draft")
+    assert (first, second) == ("X.draft.gf", "X.draft.gf.v2")
+    assert store.derived_model_id(WS, "X.draft") == "X.draft.gf.v3"  # a revision now would not take them
+    add_tiny(store, second, source="gapfilled", derived_from="X.draft")  # the second job finished first
+    store.release_model_id(WS, second)
+    store.release_model_id(WS, first)  # the first one failed
+    assert store.reserve_derived_model_id(WS, "X.draft") == "X.draft.gf"
+    assert store.reserve_derived_model_id("other_ws", "X.draft") == "X.draft.gf"  # per workspace
 
 
 # ---- media

@@ -14,6 +14,7 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, LibraryError, ValidationError
 from gem_flux_mcp.fsutil import fsync_dir
 from gem_flux_mcp.modeling.media import exchange_reactions
+from gem_flux_mcp.modeling.solver_memory import release_model
 
 if TYPE_CHECKING:  # COBRApy takes ~2 s to import; modules import it where first used
     import cobra
@@ -170,17 +171,3 @@ def objective_reaction_ids(model: cobra.Model) -> list[str]:
     return [v.name for v, c in coefficients.items() if c != 0 and v.name in forward]
 
 
-def release_model(model: cobra.Model) -> None:
-    """Free the native solver problem of a model that will not be used again.
-
-    optlang's GLPK interface never frees its problem (its __del__ is disabled), so every discarded
-    model would otherwise keep its LP in C memory for the life of the process.
-    """
-    interface = getattr(model.solver, "interface", None)
-    if interface is not None and interface.__name__.endswith("glpk_interface"):
-        import swiglpk
-
-        problem = model.solver.problem
-        if problem is not None:
-            swiglpk.glp_delete_prob(problem)
-            model.solver.problem = None  # the pointer is dead: never let it be used again

@@ -15,7 +15,7 @@ from gem_flux_mcp.errors import GemFluxError
 from .build import BuildOptions, BuildResult, build_draft, describe_draft
 from .gram import GramCall, gram_from_draft, gram_from_names, outer_membrane_names
 from .inputs import Protein
-from .model_io import release_model
+from .solver_memory import release_model
 
 if TYPE_CHECKING:
     import cobra

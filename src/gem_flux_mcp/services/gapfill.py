@@ -14,7 +14,6 @@ from gem_flux_mcp.services.jobs import GapfillJob, GapfillOutcome
 from gem_flux_mcp.services.workspace import Workspace, model_key
 from gem_flux_mcp.store.rows import ModelRow
 from gem_flux_mcp.store.serialization import SerializedModel
-from gem_flux_mcp.store.store import derived_model_id
 
 MAX_GAPFILL_MEDIA = 10
 GAPFILL_TEMPLATES: tuple[str, ...] = GAPFILL_TEMPLATE.values
@@ -44,7 +43,9 @@ def requested_media(media_id: object, media_ids: object, model_id: str = "E_coli
 
 def prepare_gapfill(ws: Workspace, model_id: object, media_id: object, target_growth_rate: object,
                     gapfill_mode: object, media_ids: object = None) -> GapfillJob:
-    """Validate a gapfill request and gather what the worker needs (no state changes)."""
+    """Validate a gapfill request and gather what the worker needs. Nothing is stored; the new
+    model's id is reserved for the job (`store_gapfill` stores under it, `abandon_gapfill` frees
+    it), so the id the job is shown with is the id its model gets."""
     key = model_key(model_id)
     target = TARGET_GROWTH_RATE.check(target_growth_rate, model_id=key)
     mode = GAPFILL_MODE.check(gapfill_mode)
@@ -52,12 +53,14 @@ def prepare_gapfill(ws: Workspace, model_id: object, media_id: object, target_gr
     row = ws.store.get_model_row(ws.workspace_id, key)
     (medium_id, medium), *others = media.items()
     template = row.template if row.template in GAPFILL_TEMPLATES else "GramNegative"
+    model_json = ws.store.model_data(ws.workspace_id, key).decode("utf-8")
+    atp = known_atp_correction(ws, row)
     return GapfillJob(
-        model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
+        model_id=key, media_id=medium_id, model_json=model_json,
         medium=dict(medium), target_growth=target, mode=mode, template=template,
         other_media=tuple((name, dict(bounds)) for name, bounds in others),
-        new_model_id=derived_model_id(ws.store, ws.workspace_id, key, suffix="gf"),
-        atp_correction=known_atp_correction(ws, row),
+        new_model_id=ws.store.reserve_derived_model_id(ws.workspace_id, key, suffix="gf"),  # last: nothing fails after
+        atp_correction=atp,
         template_note=None if template == row.template else
         f"Model template is {row.template or 'unknown'}; gapfilled with the {template} template.",
     )
@@ -74,6 +77,11 @@ def known_atp_correction(ws: Workspace, row: ModelRow) -> dict[str, Any] | None:
     return None
 
 
+def abandon_gapfill(ws: Workspace, job: GapfillJob) -> None:
+    """Free the id reserved for a gapfill that will store nothing (failed, cancelled, timed out)."""
+    ws.store.release_model_id(ws.workspace_id, job.new_model_id)
+
+
 def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> results.GapfillModelResult:
     """Store the gapfilled model under a fresh id, record the result, shape the answer."""
     key = job.model_id
@@ -82,16 +90,19 @@ def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> re
     entries = report.pop("reactions_added")
     parent = ws.store.get_model_row(ws.workspace_id, key)
     atp = outcome.atp_correction
-    new_id = derived_model_id(ws.store, ws.workspace_id, key, suffix="gf")  # a second gapfill gets .v2
-    row = ws.store.add_model(
+    new_id = job.new_model_id  # reserved by prepare_gapfill: a second gapfill of the same model got .v2
+    try:
+        row = ws.store.add_model(
         ws.workspace_id, new_id, SerializedModel(outcome.data, outcome.stats),
-        model_name=None, source="gapfilled", template=job.template, derived_from=key,
-        extra={"gapfill": {"media_id": job.media_id, **({"media_ids": media_ids} if len(media_ids) > 1 else {}),
-                           "target_growth_rate": job.target_growth,
-                           "mode": job.mode, "reactions_added": entries,
-                           "quality_checks": report["quality_checks"]},
-               **({"atp_correction": atp} if atp else {})},
-    )
+            model_name=None, source="gapfilled", template=job.template, derived_from=key,
+            extra={"gapfill": {"media_id": job.media_id, **({"media_ids": media_ids} if len(media_ids) > 1 else {}),
+                               "target_growth_rate": job.target_growth,
+                               "mode": job.mode, "reactions_added": entries,
+                               "quality_checks": report["quality_checks"]},
+                   **({"atp_correction": atp} if atp else {})},
+        )
+    finally:
+        abandon_gapfill(ws, job)
     ws.store.set_last_media(ws.workspace_id, new_id, job.media_id)
     summary = {"gapfilled_model_id": new_id, "original_model_id": key, "mode": job.mode,
                "target_growth_rate": job.target_growth,

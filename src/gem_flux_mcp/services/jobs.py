@@ -53,8 +53,8 @@ class BuildJob:
     def run(self, settings: Settings, progress: Progress) -> BuiltDraft:
         from gem_flux_mcp.modeling.build import BuildOptions, describe_draft
         from gem_flux_mcp.modeling.inputs import Protein
-        from gem_flux_mcp.modeling.model_io import release_model
         from gem_flux_mcp.modeling.reconstruct import build_with_template
+        from gem_flux_mcp.modeling.solver_memory import release_model
         from gem_flux_mcp.store.serialization import serialize_model
 
         proteins = [Protein(pid, seq, desc) for pid, seq, desc in self.proteins]
@@ -92,7 +92,7 @@ class StoredModelOnMedium:
 
     def load_on_medium(self, settings: Settings, objective: str | None = None) -> tuple[Any, list[Any]]:
         """(the COBRApy model with the medium applied and `objective` set, its exchanges). The
-        caller releases the model (`model_io.release_model`)."""
+        caller releases the model (`solver_memory.release_model`)."""
         from cobra.io import from_json
 
         from gem_flux_mcp.modeling import media
@@ -106,7 +106,7 @@ class StoredModelOnMedium:
     def analyse(self, settings: Settings, progress: Progress, objective: str,
                 analysis: Callable[[Any, list[Any]], T]) -> tuple[T, float]:
         """`analysis(model, exchanges)` on the model loaded on the medium; (its result, seconds)."""
-        from gem_flux_mcp.modeling.model_io import release_model
+        from gem_flux_mcp.modeling.solver_memory import release_model
 
         started = time.perf_counter()
         progress("load", 0.02, "reading the model")
@@ -133,7 +133,7 @@ class GapfillJob(StoredModelOnMedium):
         from cobra.io import from_json
 
         from gem_flux_mcp.modeling import gapfill, gapfill_report
-        from gem_flux_mcp.modeling.model_io import release_model
+        from gem_flux_mcp.modeling.solver_memory import release_model
         from gem_flux_mcp.store.serialization import serialize_model
 
         progress("load", 0.01, "reading the model")
@@ -269,7 +269,7 @@ class DiagnoseJob:
         from cobra.io import from_json
 
         from gem_flux_mcp.modeling import diagnose, gapfill, gapfill_report, media
-        from gem_flux_mcp.modeling.model_io import release_model
+        from gem_flux_mcp.modeling.solver_memory import release_model
 
         started = time.perf_counter()
         progress("load", 0.02, "reading the model")

@@ -10,7 +10,7 @@ from typing import Any
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import NotFoundError, ValidationError
-from gem_flux_mcp.modeling import model_io
+from gem_flux_mcp.modeling import model_io, solver_memory
 from gem_flux_mcp.rules.catalog import GAPFILL_REACTIONS_OFFSET, LIMIT
 from gem_flux_mcp.services import paging, results
 from gem_flux_mcp.services.revisions import revision_history
@@ -171,7 +171,7 @@ def import_model(ws: Workspace, path: Path, model_name: object = None, fmt: obje
                                  extra={"imported_from": imported_from or path.name, "original_id": model.id})
         summary = model_io.summarize(model)
     finally:
-        model_io.release_model(model)  # stored as a file; the next checkout loads it
+        solver_memory.release_model(model)  # stored as a file; the next checkout loads it
     return results.ImportModelResult.model_validate({
         "success": True, **model_info(row), "format": file_format, "original_model_id": model.id,
         "num_exchange_reactions": summary["num_exchange_reactions"], "compartments": summary["compartments"],

@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from gem_flux_mcp.errors import NotFoundError
-from gem_flux_mcp.modeling import media, model_io, revise
+from gem_flux_mcp.modeling import media, model_io, revise, solver_memory
 from gem_flux_mcp.rules.catalog import REASON
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.workspace import Medium, Workspace, model_info, model_key
 from gem_flux_mcp.store.rows import ModelRow
-from gem_flux_mcp.store.store import derived_model_id
 
 
 def revise_model(ws: Workspace, model_id: object, reason: object, add_reactions: object = None,
@@ -28,7 +27,7 @@ def revise_model(ws: Workspace, model_id: object, reason: object, add_reactions:
         name = revision_name.strip() if isinstance(revision_name, str) else ""
         new_id = ws.store.new_model_id(ws.workspace_id, name, parent.state)
     else:
-        new_id = derived_model_id(ws.store, ws.workspace_id, key, suffix="rev")
+        new_id = ws.store.derived_model_id(ws.workspace_id, key, suffix="rev")
     with ws.store.checkout(ws.workspace_id, key) as source:
         revised = source.copy()  # the stored source is never changed
     try:
@@ -45,7 +44,7 @@ def revise_model(ws: Workspace, model_id: object, reason: object, add_reactions:
             source="revised", template=parent.template, derived_from=key, extra={"revision": record},
         )
     finally:
-        model_io.release_model(revised)  # stored as a file (or discarded); a checkout reloads it
+        solver_memory.release_model(revised)  # stored as a file (or discarded); a checkout reloads it
     if medium_id is not None:
         ws.store.set_last_media(ws.workspace_id, new_id, medium_id)
     return results.ReviseModelResult.model_validate({

@@ -1,6 +1,6 @@
 """Persistent state: workspaces, models, media, MCP sessions and tool calls."""
 
 from gem_flux_mcp.store.rows import MediaRow, ModelRow, ResultRow, model_state, utc_now
-from gem_flux_mcp.store.store import Store, derived_model_id
+from gem_flux_mcp.store.store import Store
 
-__all__ = ["MediaRow", "ModelRow", "ResultRow", "Store", "derived_model_id", "model_state", "utc_now"]
+__all__ = ["MediaRow", "ModelRow", "ResultRow", "Store", "model_state", "utc_now"]

@@ -15,8 +15,8 @@ database, makes the insert fail cleanly (MODEL_ID_EXISTS, DUPLICATE_NAME).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DatabaseError, ValidationError
@@ -30,9 +30,6 @@ from gem_flux_mcp.store.ids import (
     check_workspace,
     random_token,
 )
-
-if TYPE_CHECKING:
-    from gem_flux_mcp.store.store import Store
 
 MAX_LISTED_IDS = 50  # ids quoted in errors (a name taken, a model or medium not found)
 
@@ -82,13 +79,15 @@ def new_media_id(db: Database, workspace: str) -> str:
     raise DatabaseError(ErrorCode.ID_EXHAUSTED, "Could not find a free automatic media id after 100 tries.")
 
 
-def derived_model_id(store: Store, workspace: str, parent_id: str, suffix: str = "gf") -> str:
+def derived_model_id(db: Database, workspace: str, parent_id: str, suffix: str = "gf",
+                     reserved: Collection[str] = ()) -> str:
     """The id for a model derived from `parent_id`: `<parent>.<suffix>`, else `.v2`, `.v3`, ...
 
     Gapfilling `X.draft` gives `X.draft.gf`; gapfilling `X` gives `X.gf`. A second gapfill of the
     same parent (e.g. on another medium) gives `X.draft.gf.v2`, then `.v3`: the `.gf` stays in the
     id, so the state read off the id stays "gapfilled". With another suffix (e.g. "rev" for
-    revisions) the state is inherited from the parent's id.
+    revisions) the state is inherited from the parent's id. Ids in `reserved` (promised to jobs
+    still running) count as taken.
     """
     check_workspace(workspace)
     check_model_id(parent_id)
@@ -98,7 +97,7 @@ def derived_model_id(store: Store, workspace: str, parent_id: str, suffix: str =
             f"Suffix '{suffix}' must match {SUFFIX_RE.pattern}.", details={"provided": suffix}
         )
     base = f"{parent_id}.{suffix}"
-    taken = set(store.db.model_ids_with_prefix(workspace, base))
+    taken = set(db.model_ids_with_prefix(workspace, base)) | set(reserved)
     if base not in taken:
         return base
     version = 2

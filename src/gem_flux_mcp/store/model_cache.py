@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gem_flux_mcp.modeling.model_io import release_model
+from gem_flux_mcp.modeling.solver_memory import release_model
 
 if TYPE_CHECKING:
     import cobra

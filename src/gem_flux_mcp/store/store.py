@@ -19,6 +19,7 @@ import difflib
 import hashlib
 import json
 import logging
+import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
@@ -55,7 +56,7 @@ from gem_flux_mcp.store.value_checks import (
 if TYPE_CHECKING:
     import cobra
 
-__all__ = ["MODEL_BYTES_PER_JSON_BYTE", "MediaRow", "ModelRow", "ResultRow", "Store", "derived_model_id"]
+__all__ = ["MODEL_BYTES_PER_JSON_BYTE", "MediaRow", "ModelRow", "ResultRow", "Store"]
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,8 @@ class Store:
                 },
             )
         self.state_dir = Path(state_dir)
+        self._reserved: dict[str, set[str]] = {}  # workspace -> ids promised to running jobs
+        self._reserving = threading.Lock()
         self.cache = ModelCache(cache_max_models, cache_max_bytes, idle_seconds)
         self.db = Database(database_url or self.state_dir / DB_FILE_NAME)
         try:
@@ -122,6 +125,28 @@ class Store:
         """A free id: `model_<YYYYMMDD>_<HHMMSS>_<xxxxxx>.<state>` without a base, else `<base>.<state>`
         (see `id_allocation.new_model_id`); only reserved by `add_model`."""
         return new_model_id(self.db, workspace, base, state)
+
+    def derived_model_id(self, workspace: str, parent_id: str, suffix: str = "gf") -> str:
+        """The id for a model derived from `parent_id` (see `id_allocation.derived_model_id`),
+        besides the ids reserved for running jobs; only reserved by `add_model`."""
+        with self._reserving:
+            return derived_model_id(self.db, workspace, parent_id, suffix, self._reserved.get(workspace, ()))
+
+    def reserve_derived_model_id(self, workspace: str, parent_id: str, suffix: str = "gf") -> str:
+        """A derived id promised to a job until it stores its model (`add_model`) or gives up
+        (`release_model_id`): two jobs on one parent started together get `.gf` and `.gf.v2`, and
+        each stores its model under the id it was given. (Across servers sharing one database,
+        `add_model` still refuses a taken id.)"""
+        with self._reserving:
+            reserved = self._reserved.setdefault(workspace, set())
+            model_id = derived_model_id(self.db, workspace, parent_id, suffix, reserved)
+            reserved.add(model_id)
+            return model_id
+
+    def release_model_id(self, workspace: str, model_id: str) -> None:
+        """Forget a reservation (the job stored its model, failed or was cancelled)."""
+        with self._reserving:
+            self._reserved.get(workspace, set()).discard(model_id)
 
     # ---- models: rows and files
 

@@ -68,7 +68,7 @@ def is_chemical_formula(formula: object) -> bool:
 
 def export_copy(model: cobra.Model, annotations: ModelAnnotations | None, sbml: bool) -> ExportCopy:
     """A copy of `model` with `annotations` merged in and, for SBML, made writable (module
-    docstring). The caller releases the copy's solver (`model_io.release_model`)."""
+    docstring). The caller releases the copy's solver (`solver_memory.release_model`)."""
     result = ExportCopy(model.copy())
     copy = result.model
     if annotations is not None:

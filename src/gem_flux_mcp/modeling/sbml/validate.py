@@ -55,7 +55,7 @@ def _describe(error: object, stage: str) -> str:
 
 def sbml_file_problems(path: Path, written: cobra.Model) -> list[str]:
     """Everything lost or invalid in the SBML file `path` written from `written`."""
-    from gem_flux_mcp.modeling.model_io import release_model
+    from gem_flux_mcp.modeling.solver_memory import release_model
 
     problems = libsbml_problems(path)
     try:
@@ -76,7 +76,7 @@ def json_file_problems(path: Path, written: cobra.Model) -> list[str]:
     """What reading the COBRApy JSON file `path` does not give back of `written`."""
     from cobra.io import load_json_model
 
-    from gem_flux_mcp.modeling.model_io import release_model
+    from gem_flux_mcp.modeling.solver_memory import release_model
 
     try:
         found = load_json_model(str(path))

@@ -50,7 +50,11 @@ def register(mcp: FastMCP) -> None:
         job = await anyio.to_thread.run_sync(
             gapfill.prepare_gapfill, workspace, model_id, media_id, target_growth_rate, gapfill_mode, media_ids)
         progress = mcp_progress(ctx)
-        outcome = await jobs.run(job, progress, timeout_s=GAPFILL_TIMEOUT_S, workspace=workspace.workspace_id)
+        try:
+            outcome = await jobs.run(job, progress, timeout_s=GAPFILL_TIMEOUT_S, workspace=workspace.workspace_id)
+        except BaseException:  # failed, timed out or cancelled: the reserved id is free again
+            gapfill.abandon_gapfill(workspace, job)
+            raise
         answer = await anyio.to_thread.run_sync(gapfill.store_gapfill, workspace, job, outcome)
         await progress("done", 1.0, f"{answer.num_reactions_added} reactions added; growth "
                                     f"{answer.growth_rate_after:.3f} /h")

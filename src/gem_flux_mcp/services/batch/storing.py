@@ -55,7 +55,7 @@ def store_built(target: StoreTarget, row: dict[str, Any], model: cobra.Model, mo
 def store_genome(store: Store, workspace: str, out_dir: Path, row: dict[str, Any]) -> None:
     """Store a finished genome that its worker did not store (finished by an earlier run): its
     model read back from the SBML file."""
-    from gem_flux_mcp.modeling import model_io
+    from gem_flux_mcp.modeling import model_io, solver_memory
 
     if row.get("status") != "ok" or "stored_model_id" in row or "store_error" in row:
         return
@@ -71,7 +71,7 @@ def store_genome(store: Store, workspace: str, out_dir: Path, row: dict[str, Any
         _store(store, workspace, row, path, str(report.get("model_sha256")), load)
     finally:
         for model in loaded:
-            model_io.release_model(model)
+            solver_memory.release_model(model)
 
 
 def _store(store: Store, workspace: str, row: dict[str, Any], model_file: Path, sha256: str,

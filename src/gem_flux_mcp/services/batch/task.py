@@ -108,7 +108,7 @@ def reconstruct_genome(task: GenomeTask) -> dict[str, Any]:
 
 
 def _run(task: GenomeTask, row: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    from gem_flux_mcp.modeling import model_io
+    from gem_flux_mcp.modeling import model_io, solver_memory
     from gem_flux_mcp.modeling.build import BuildOptions
     from gem_flux_mcp.modeling.inputs import read_proteins_file
     from gem_flux_mcp.modeling.reconstruct import reconstruct
@@ -135,7 +135,7 @@ def _run(task: GenomeTask, row: dict[str, Any]) -> tuple[dict[str, Any], dict[st
             row.update(template=result.template, growth=result.growth)
             store_built(task.store_to, row, result.model, model_file, sha256)
     finally:
-        model_io.release_model(result.model)
+        solver_memory.release_model(result.model)
     row.update(
         status="ok", template=result.template, num_reactions=summary["num_reactions"],
         num_metabolites=summary["num_metabolites"], num_genes=summary["num_genes"],
