@@ -348,8 +348,7 @@ def _diagnose(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     from cobra.io import to_json
 
     from gem_flux_mcp.data.templates import check_template_name
-    from gem_flux_mcp.services.diagnose import finding_rows
-    from gem_flux_mcp.services.jobs import DiagnoseJob
+    from gem_flux_mcp.services.diagnose import DiagnoseJob, finding_rows
 
     model = _load(args.model)
     name, medium = _medium(args.medium, settings) if args.medium else (None, None)

@@ -6,7 +6,7 @@ The same answer as `cobra.flux_analysis.single_gene_deletion`, computed with les
 - a deletion that closes nothing, or only reactions that carry no flux in the wild-type optimum,
   leaves that optimum feasible, so growth is the wild type's: no solve;
 - the other deletions are re-solved one after another on the same solver problem, which starts
-  from the previous basis (`modeling/resolve.py`: GLPK called directly, bounds restored after each).
+  from the previous basis (`modeling/bound_changes.py`: GLPK called directly, bounds restored after each).
 An infeasible deletion has growth 0.
 """
 
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import InfeasibilityError, ValidationError
-from gem_flux_mcp.modeling.resolve import optimum_resolver
+from gem_flux_mcp.modeling.bound_changes import optimum_resolver
 
 if TYPE_CHECKING:
     import cobra

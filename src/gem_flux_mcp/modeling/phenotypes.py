@@ -5,7 +5,7 @@ source (glucose for carbon, ammonia for nitrogen, ...) plus the tested compound,
 at a given rate; growth above a threshold is a positive call. A compound the model has no
 exchange for cannot be taken up: its growth is None ("no uptake"), not a silent "no growth".
 Each compound is one bound change on the same problem, re-solved from the previous basis
-(`modeling/resolve.py`).
+(`modeling/bound_changes.py`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.data.panels import Panel
+from gem_flux_mcp.modeling.bound_changes import optimum_resolver
 from gem_flux_mcp.modeling.media import ExchangeInfo
-from gem_flux_mcp.modeling.resolve import optimum_resolver
 
 if TYPE_CHECKING:
     import cobra

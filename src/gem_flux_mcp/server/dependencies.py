@@ -16,10 +16,10 @@ from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ServerError
 from gem_flux_mcp.server import access
-from gem_flux_mcp.server.files import FileArea
+from gem_flux_mcp.server.file_area import FileArea
 from gem_flux_mcp.server.runtime import Resources
 from gem_flux_mcp.server.worker import JobRunner
-from gem_flux_mcp.services.batch.jobs import BatchJobs
+from gem_flux_mcp.services.batch.background import BatchJobs
 from gem_flux_mcp.services.workspace import Workspace
 
 RESOURCES = "gemflux_resources"  # key of the runtime in the lifespan context

@@ -5,7 +5,7 @@ Every failure reaches the client as a tool result with `isError: true` and the e
 content: a tool's output schema describes its success result, and clients that validate
 structured content against it (the TypeScript SDK, hence the MCP Inspector) would otherwise
 reject every error. The MCP spec, the Python SDK and FastMCP's client all skip output validation
-for `isError` results. Under tokens, server folders are taken out of error texts (see files.py).
+for `isError` results. Under tokens, server folders are taken out of error texts (see file_area.py).
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ from gem_flux_mcp.data.media_library import PredefinedMedium, load_media_library
 from gem_flux_mcp.data.templates import BUILD_TEMPLATES, template_path
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DataError
-from gem_flux_mcp.server.files import FileArea, file_area
+from gem_flux_mcp.server.file_area import FileArea, file_area
 from gem_flux_mcp.server.worker import JobRunner
-from gem_flux_mcp.services.batch.jobs import BatchJobs
+from gem_flux_mcp.services.batch.background import BatchJobs
 from gem_flux_mcp.services.workspace import Workspace
 from gem_flux_mcp.store.activity import (
     DEFAULT_MAX_ARGUMENT_CHARS,

@@ -37,7 +37,7 @@ from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.procutil import pid_alive
 from gem_flux_mcp.server.job_board import JobBoard
-from gem_flux_mcp.services.jobs import Job, warm_up
+from gem_flux_mcp.services.job_base import Job, warm_up
 
 log = logging.getLogger(__name__)
 

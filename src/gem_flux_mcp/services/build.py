@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar
 
+from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.templates import check_template_name
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
@@ -20,9 +22,52 @@ from gem_flux_mcp.modeling.inputs import (
 )
 from gem_flux_mcp.rules.catalog import GENE_CALLING, TRANSLATION_TABLE
 from gem_flux_mcp.services import results
-from gem_flux_mcp.services.jobs import BuildJob, BuiltDraft
+from gem_flux_mcp.services.job_base import Progress, worker_biochem
 from gem_flux_mcp.services.workspace import Workspace, model_info
 from gem_flux_mcp.store.serialization import SerializedModel
+
+
+@dataclass(frozen=True)
+class BuiltDraft:
+    data: bytes  # COBRApy JSON
+    stats: dict[str, Any]
+    summary: dict[str, Any]
+    timings: dict[str, float]
+
+
+@dataclass(frozen=True)
+class BuildJob:
+    kind: ClassVar[str] = "build"
+    model_id: str
+    template: str
+    proteins: tuple[tuple[str, str, str], ...]  # (id, sequence, header description)
+    use_header_functions: bool = True
+    use_homology: bool = True
+    annotate_with_rast: bool = False
+    exclude_reference_models: tuple[str, ...] = ()
+
+    def run(self, settings: Settings, progress: Progress) -> BuiltDraft:
+        from gem_flux_mcp.modeling.build import BuildOptions, describe_draft
+        from gem_flux_mcp.modeling.inputs import Protein
+        from gem_flux_mcp.modeling.reconstruct import build_with_template
+        from gem_flux_mcp.modeling.solver_memory import release_model
+        from gem_flux_mcp.store.serialization import serialize_model
+
+        proteins = [Protein(pid, seq, desc) for pid, seq, desc in self.proteins]
+        options = BuildOptions(
+            use_header_functions=self.use_header_functions, use_homology=self.use_homology,
+            use_rast=self.annotate_with_rast, exclude_reference_models=self.exclude_reference_models,
+        )
+        result, call = build_with_template(self.model_id, proteins, self.template, options, settings.data_dir,
+                                           settings.cache_dir, worker_biochem(settings), progress=progress)
+        progress("store", 0.92, "serializing the model")
+        serialized = serialize_model(result.model, self.model_id)
+        summary = describe_draft(result.model, call.template if call else self.template, result.annotation)
+        if call is not None:  # template 'auto': what was chosen and why
+            summary["interpretation"]["template_choice"] = call.reason
+        release_model(result.model)
+        return BuiltDraft(serialized.data, serialized.stats, summary, result.timings)
+
 
 
 @dataclass(frozen=True)

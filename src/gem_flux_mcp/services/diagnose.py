@@ -4,17 +4,83 @@ names), the shortest fix when the model does not grow, written as TSV when asked
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
-from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.errors import GemFluxError, ValidationError
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.gapfill import GAPFILL_TEMPLATES, known_atp_correction
-from gem_flux_mcp.services.jobs import DiagnoseJob, DiagnosisOutcome
+from gem_flux_mcp.services.job_base import Progress, worker_biochem
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
+
+
+@dataclass(frozen=True)
+class DiagnosisOutcome:
+    diagnosis: dict[str, Any]  # the modeling Diagnosis as plain data
+    fix: dict[str, Any] | None  # what a gapfill on the medium would add, when the model does not grow
+    seconds: float
+
+
+@dataclass(frozen=True)
+class DiagnoseJob:
+    """`medium` None: the model's bounds as stored. A fix is searched for only with a medium."""
+
+    kind: ClassVar[str] = "diagnose"
+    model_id: str
+    media_id: str | None
+    model_json: str
+    medium: dict[str, tuple[float, float]] | None
+    biomass: str
+    template: str
+    atp_correction: dict[str, Any] | None = None
+    growth_needed: float = 1e-6  # below this growth the gapfill fix is searched for
+
+    def run(self, settings: Settings, progress: Progress) -> DiagnosisOutcome:
+        import dataclasses
+
+        from cobra.io import from_json
+
+        from gem_flux_mcp.modeling import diagnose, gapfill, gapfill_report, media
+        from gem_flux_mcp.modeling.solver_memory import release_model
+
+        started = time.perf_counter()
+        progress("load", 0.02, "reading the model")
+        model = from_json(self.model_json)
+        biochem = worker_biochem(settings)
+        if self.medium is not None:
+            media.put_on_medium(model, self.medium, biochem)
+        progress("diagnose", 0.1, "balance, dead ends, blocked reactions, energy cycles, biomass precursors")
+        found = diagnose.diagnose(model, self.biomass)
+        plain = {**dataclasses.asdict(found), "counts": found.counts(),
+                 "mass_imbalanced": found.balance.mass_imbalanced,
+                 "charge_imbalanced": found.balance.charge_imbalanced}
+        fix = None
+        if self.medium is not None and found.growth < self.growth_needed:
+            progress("fix", 0.5, "gapfilling on the medium to find the shortest fix")
+            previous = gapfill.AtpCorrection.from_json(self.atp_correction) if self.atp_correction else None
+            options = gapfill.GapfillOptions()
+            release_model(model)
+            model = from_json(self.model_json)  # as gapfill_model would see it, no medium applied
+            try:
+                run = gapfill.gapfill_from_data(model, dict(self.medium), options, template_name=self.template,
+                                                data_dir=settings.data_dir, biochem=biochem, previous_atp=previous,
+                                                progress=progress)
+            except GemFluxError as exc:  # no fix from the template: say why
+                fix = {"template": self.template, "error_code": str(exc.code), "message": exc.message}
+            else:
+                report = gapfill_report.describe(run, biochem.reaction_details, options.target_growth)
+                fix = {"template": self.template, "growth_after": report["growth_rate_after"],
+                       "reactions_added": report["reactions_added"]}
+                release_model(run.model)
+        release_model(model)
+        return DiagnosisOutcome(plain, fix, time.perf_counter() - started)
+
 
 PAGE = 50
 TOP = 20

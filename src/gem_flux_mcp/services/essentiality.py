@@ -3,8 +3,11 @@ into an EssentialityJob for a worker, the answer summarised, paged and compared 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
+from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
@@ -12,9 +15,35 @@ from gem_flux_mcp.modeling.essentiality import check_ids, deletion_rows
 from gem_flux_mcp.rules.catalog import DEFAULT_THRESHOLD, DELETION_TARGET, ESSENTIALITY_THRESHOLD
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.confusion import compare
-from gem_flux_mcp.services.jobs import DeletionOutcome, EssentialityJob
+from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
+
+
+@dataclass(frozen=True)
+class DeletionOutcome:
+    wild_type_growth: float
+    growth: dict[str, float]
+    closes: dict[str, list[str]]
+    solves: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class EssentialityJob(StoredModelOnMedium):
+    kind: ClassVar[str] = "essentiality"
+    objective: str
+    target: str  # "genes" or "reactions"
+    threshold: float  # growth ratio below which a deletion is lethal (used when the answer is shaped)
+    ids: tuple[str, ...] | None = None  # None: all
+
+    def run(self, settings: Settings, progress: Progress) -> DeletionOutcome:
+        from gem_flux_mcp.modeling.essentiality import single_deletions
+
+        result, seconds = self.analyse(settings, progress, self.objective, lambda model, _: single_deletions(
+            model, "genes" if self.target == "genes" else "reactions", self.ids, progress=progress))
+        return DeletionOutcome(result.wild_type_growth, result.growth, result.closes, result.solves, seconds)
+
 
 PAGE = 50
 COLUMNS = ("id", "growth", "growth_ratio", "status", "reactions_closed")

@@ -5,18 +5,46 @@ from the database, paged, compared with observed products and recorded with the 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.modeling import fba
 from gem_flux_mcp.modeling.fermentation import SCORED_PRODUCTS, check_observed
 from gem_flux_mcp.rules.catalog import MIN_RATIO, MIN_RATIO_RULE
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.confusion import compare
-from gem_flux_mcp.services.jobs import FermentationJob, FermentationOutcome
+from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
+
+
+@dataclass(frozen=True)
+class FermentationOutcome:
+    result: dict[str, Any]  # modeling.fermentation.FermentationResult as plain data
+    seconds: float
+
+
+@dataclass(frozen=True)
+class FermentationJob(StoredModelOnMedium):
+    kind: ClassVar[str] = "fermentation"
+    objective: str
+    min_ratio: float
+
+    def run(self, settings: Settings, progress: Progress) -> FermentationOutcome:
+        import dataclasses
+
+        from gem_flux_mcp.modeling.fermentation import fermentation_products
+
+        def analysis(model: Any, exchanges: list[Any]) -> dict[str, Any]:
+            progress("fermentation", 0.2, "optimal growth, minimal-total-flux solution, flux ranges of the products")
+            return dataclasses.asdict(fermentation_products(model, exchanges, self.medium, min_ratio=self.min_ratio))
+
+        result, seconds = self.analyse(settings, progress, self.objective, analysis)
+        return FermentationOutcome(result, seconds)
+
 
 PAGE = 25
 MINOR = 20

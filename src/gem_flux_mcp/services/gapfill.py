@@ -3,17 +3,65 @@ for the model), the gapfilled model stored under a new id with its report."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
+from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.gapfill_report import page
 from gem_flux_mcp.rules.catalog import GAPFILL_MODE, GAPFILL_TEMPLATE, TARGET_GROWTH_RATE
 from gem_flux_mcp.services import results
-from gem_flux_mcp.services.jobs import GapfillJob, GapfillOutcome
+from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium, worker_biochem
 from gem_flux_mcp.services.workspace import Workspace, model_key
 from gem_flux_mcp.store.rows import ModelRow
 from gem_flux_mcp.store.serialization import SerializedModel
+
+
+@dataclass(frozen=True)
+class GapfillOutcome:
+    data: bytes  # COBRApy JSON of the gapfilled model
+    stats: dict[str, Any]
+    report: dict[str, Any]
+    atp_correction: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class GapfillJob(StoredModelOnMedium):
+    kind: ClassVar[str] = "gapfill"
+    target_growth: float
+    mode: str
+    template: str
+    new_model_id: str
+    atp_correction: dict[str, Any] | None = None  # known from an earlier gapfill of the same model
+    template_note: str | None = None
+    # more media to reach the target on, at once with `medium` (one cheapest set of additions)
+    other_media: tuple[tuple[str, dict[str, tuple[float, float]]], ...] = ()
+
+    def run(self, settings: Settings, progress: Progress) -> GapfillOutcome:
+        from cobra.io import from_json
+
+        from gem_flux_mcp.modeling import gapfill, gapfill_report
+        from gem_flux_mcp.modeling.solver_memory import release_model
+        from gem_flux_mcp.store.serialization import serialize_model
+
+        progress("load", 0.01, "reading the model")
+        model = from_json(self.model_json)
+        options = gapfill.GapfillOptions(target_growth=self.target_growth, mode=self.mode)
+        previous = gapfill.AtpCorrection.from_json(self.atp_correction) if self.atp_correction else None
+        biochem = worker_biochem(settings)
+        media = {self.media_id: dict(self.medium), **dict(self.other_media)}
+        run = gapfill.gapfill_from_data(model, media if self.other_media else dict(self.medium), options,
+                                        template_name=self.template, data_dir=settings.data_dir, biochem=biochem,
+                                        previous_atp=previous, progress=progress)
+        report = gapfill_report.describe(run, biochem.reaction_details, options.target_growth)
+        progress("store", 0.95, "serializing the gapfilled model")
+        serialized = serialize_model(run.model, self.new_model_id)
+        release_model(run.model)
+        release_model(model)
+        return GapfillOutcome(serialized.data, serialized.stats, report,
+                              run.atp.to_json() if run.atp is not None else None)
+
 
 MAX_GAPFILL_MEDIA = 10
 GAPFILL_TEMPLATES: tuple[str, ...] = GAPFILL_TEMPLATE.values

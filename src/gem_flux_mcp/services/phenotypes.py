@@ -4,9 +4,11 @@ paged, compared with observations and recorded with the model."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.panels import PANEL_NAMES, load_panels
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
@@ -16,9 +18,37 @@ from gem_flux_mcp.modeling.phenotypes import phenotype_rows, plan_array
 from gem_flux_mcp.rules.catalog import DEFAULT_GROWTH_THRESHOLD, GROWTH_THRESHOLD, PANEL, UPTAKE_RATE
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.confusion import compare
-from gem_flux_mcp.services.jobs import PhenotypeJob, PhenotypeOutcome
+from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
+
+
+@dataclass(frozen=True)
+class PhenotypeOutcome:
+    base_growth: float
+    growth: dict[str, float | None]  # None: the model has no exchange for the compound
+    exchanges: dict[str, list[str]]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class PhenotypeJob(StoredModelOnMedium):
+    """`medium` is the base medium with the panel's reference sources already taken out."""
+
+    kind: ClassVar[str] = "phenotypes"
+    objective: str
+    compounds: tuple[str, ...]
+    uptake: float
+    panel: str | None = None
+    reference_removed: tuple[str, ...] = ()
+
+    def run(self, settings: Settings, progress: Progress) -> PhenotypeOutcome:
+        from gem_flux_mcp.modeling.phenotypes import growth_phenotypes
+
+        result, seconds = self.analyse(settings, progress, self.objective, lambda model, exchanges: growth_phenotypes(
+            model, self.compounds, exchanges, self.uptake, progress=progress))
+        return PhenotypeOutcome(result.base_growth, result.growth, result.exchanges, seconds)
+
 
 PAGE = 50
 COLUMNS = ("compound_id", "name", "status", "growth", "exchanges")

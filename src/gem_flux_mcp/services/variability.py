@@ -4,18 +4,46 @@ paged, written as TSV when asked, and recorded with the model."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba
 from gem_flux_mcp.modeling.essentiality import check_ids
 from gem_flux_mcp.rules.catalog import DEFAULT_FRACTION, FRACTION_OF_OPTIMUM
 from gem_flux_mcp.services import results
-from gem_flux_mcp.services.jobs import VariabilityJob, VariabilityOutcome
+from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
+
+
+@dataclass(frozen=True)
+class VariabilityOutcome:
+    optimum: float
+    minimum: dict[str, float]
+    maximum: dict[str, float]
+    solves: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class VariabilityJob(StoredModelOnMedium):
+    kind: ClassVar[str] = "variability"
+    objective: str
+    fraction_of_optimum: float
+    loopless: bool
+    reactions: tuple[str, ...] | None = None  # None: all
+
+    def run(self, settings: Settings, progress: Progress) -> VariabilityOutcome:
+        from gem_flux_mcp.modeling.variability import flux_variability
+
+        result, seconds = self.analyse(settings, progress, self.objective, lambda model, _: flux_variability(
+            model, self.reactions, self.fraction_of_optimum, self.loopless, progress=progress))
+        return VariabilityOutcome(result.optimum, result.minimum, result.maximum, result.solves, seconds)
+
 
 ZERO = 1e-9  # |flux| below this counts as none
 PAGE = 100

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from gem_flux_mcp.server.dashboard.html import e, progress_bar, table, when
-from gem_flux_mcp.services.batch.jobs import BatchJobs
+from gem_flux_mcp.services.batch.background import BatchJobs
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class BatchSource(Protocol):
 
 @dataclass(frozen=True)
 class JobsAsBatchSource:
-    """The server's batch jobs (services/batch/jobs.py) as the dashboard shows them."""
+    """The server's batch jobs (services/batch/background.py) as the dashboard shows them."""
 
     jobs: BatchJobs
 

@@ -17,10 +17,10 @@ from pydantic import Field
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.rules.catalog import GeneCallingArg, GenomeTemplateArg, OffsetArg, PanelItemArg, TranslationTableArg
 from gem_flux_mcp.server.dependencies import current_batches, current_file_area, current_settings, current_workspace
-from gem_flux_mcp.server.files import FileArea
+from gem_flux_mcp.server.file_area import FileArea
 from gem_flux_mcp.server.tools.common import READ_ONLY, tool
 from gem_flux_mcp.services import results
-from gem_flux_mcp.services.batch.jobs import BatchJobs
+from gem_flux_mcp.services.batch.background import BatchJobs
 from gem_flux_mcp.services.batch.requests import MAX_ROWS_PER_PAGE, batch_status, start_batch
 from gem_flux_mcp.services.workspace import Workspace
 

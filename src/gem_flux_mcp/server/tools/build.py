@@ -12,7 +12,7 @@ from pydantic import Field
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.rules.catalog import BuildTemplateArg, GeneCallingArg, TranslationTableArg
 from gem_flux_mcp.server.dependencies import current_file_area, current_jobs, current_settings, current_workspace
-from gem_flux_mcp.server.files import FileArea
+from gem_flux_mcp.server.file_area import FileArea
 from gem_flux_mcp.server.tools.common import tool
 from gem_flux_mcp.server.worker import JobRunner, mcp_progress
 from gem_flux_mcp.services import build, results

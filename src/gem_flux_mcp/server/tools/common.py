@@ -12,7 +12,7 @@ from fastmcp import FastMCP
 from pydantic import Field
 
 from gem_flux_mcp.server.envelope import enveloped, enveloped_async
-from gem_flux_mcp.server.files import FileArea
+from gem_flux_mcp.server.file_area import FileArea
 from gem_flux_mcp.services.results import Result, output_schema
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}

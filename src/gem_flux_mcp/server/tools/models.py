@@ -11,7 +11,7 @@ from pydantic import Field
 
 from gem_flux_mcp.rules.catalog import GapfillReactionsOffsetArg, LimitArg
 from gem_flux_mcp.server.dependencies import current_file_area, current_workspace
-from gem_flux_mcp.server.files import FileArea
+from gem_flux_mcp.server.file_area import FileArea
 from gem_flux_mcp.server.tools.common import CREATES, DELETES, READ_ONLY, ModelId, tool
 from gem_flux_mcp.services import models, results
 from gem_flux_mcp.services.workspace import Workspace

@@ -1,7 +1,7 @@
 """Batch reconstruction: many genomes, each built, gapfilled, checked and exported as one Dask
 task (`task.py`), run on a local or existing Dask cluster (`runner.py`), written to one output
 folder that a rerun resumes (`outputs.py`); the inputs found in files and folders (`inputs.py`),
-and batches run in the background of a server (`jobs.py`)."""
+and batches run in the background of a server (`background.py`)."""
 
 from .inputs import GenomeInput, find_inputs, genome_name
 from .runner import BatchOutcome, BatchProgress, BatchSpec, check_workers, run_batch

@@ -15,8 +15,8 @@ from gem_flux_mcp.rules.catalog import GENE_CALLING, GENOME_TEMPLATE, PANEL, TRA
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.workspace import Workspace
 
+from .background import BatchJob, BatchJobs
 from .inputs import find_inputs
-from .jobs import BatchJob, BatchJobs
 from .runner import BatchSpec, check_workers
 from .storing import StoreTarget
 
