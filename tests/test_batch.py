@@ -1,10 +1,12 @@
 """Batch reconstruction on a real Dask LocalCluster of worker processes: the two proteomes of the
 data folder and a genome from pyrodigal's test data built, gapfilled and exported in one run;
 growth checked with COBRApy on the written SBML; a rerun resumes; a killed worker's genome is
-run once more; the MCP tools over a real HTTP server; the command line."""
+run once more; the MCP tools over a real HTTP server; the command line, on a cluster started apart
+and when that cluster's scheduler is killed."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -13,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -242,34 +245,107 @@ async def test_batch_tools_over_mcp(http_server: str, tmp_path: Path, data_dir: 
     assert job_id in page and again["job_id"] in page and "1 done, 0 failed of 1" in page
 
 
+@contextlib.contextmanager
+def _dask_cluster(env: dict[str, str], log: Path) -> Iterator[tuple[str, list[subprocess.Popen[bytes]]]]:
+    """A Dask cluster started apart, as a lab runs one (`dask scheduler` and one `dask worker` of
+    one process and one thread, in a process group of its own): its address and the two
+    processes; both stopped after."""
+    dask = str(Path(sys.executable).parent / "dask")
+    port = free_port()
+    with log.open("wb") as logs:
+        cluster = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                     "--dashboard-address", ":0"], env=env, stdout=logs, stderr=subprocess.STDOUT)]
+        try:
+            cluster.append(subprocess.Popen([dask, "worker", f"tcp://127.0.0.1:{port}", "--nworkers", "1",
+                                             "--nthreads", "1", "--no-dashboard"], env=env, stdout=logs,
+                                            stderr=subprocess.STDOUT, start_new_session=True))
+            yield f"tcp://127.0.0.1:{port}", cluster
+        finally:
+            for proc in reversed(cluster):
+                proc.terminate()
+                proc.wait(timeout=30)
+
+
+def _cli_env(data_dir: Path, cache_dir: Path) -> dict[str, str]:
+    return {**os.environ, "GEMFLUX_DATA_DIR": str(data_dir), "GEMFLUX_CACHE_DIR": str(cache_dir)}
+
+
 @pytest.mark.slow
 def test_batch_command_on_an_existing_dask_cluster(data_dir: Path, cache_dir: Path, biochem: Any,
                                                    tmp_path: Path) -> None:
     """`gem-flux batch --scheduler` sends the genomes to a cluster started apart, as a lab runs
     one (`dask scheduler` and `dask worker`); a failed genome gives exit code 3."""
-    dask = str(Path(sys.executable).parent / "dask")
-    port = free_port()
-    env = {**os.environ, "GEMFLUX_DATA_DIR": str(data_dir), "GEMFLUX_CACHE_DIR": str(cache_dir)}
-    logs = (tmp_path / "scheduler.log").open("wb")
-    cluster = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                 "--dashboard-address", ":0"], env=env, stdout=logs, stderr=subprocess.STDOUT)]
-    try:
-        cluster.append(subprocess.Popen([dask, "worker", f"tcp://127.0.0.1:{port}", "--nworkers", "1", "--nthreads",
-                                         "1", "--no-dashboard"], env=env, stdout=logs, stderr=subprocess.STDOUT))
+    env = _cli_env(data_dir, cache_dir)
+    with _dask_cluster(env, tmp_path / "cluster.log") as (address, _):
         broken = _broken(tmp_path / "in")
         done = subprocess.run([GEM_FLUX, "batch", str(broken), "--out", str(tmp_path / "out"), "--scheduler",
-                               f"tcp://127.0.0.1:{port}", "--json", "--quiet"], env=env, capture_output=True,
-                              text=True, timeout=300)
-    finally:
-        for proc in reversed(cluster):
-            proc.terminate()
-            proc.wait(timeout=30)
-        logs.close()
+                               address, "--json", "--quiet"], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 3, done.stderr
     answer = json.loads(done.stdout)
-    assert answer["cluster"] == f"scheduler tcp://127.0.0.1:{port}"
+    assert answer["cluster"] == f"scheduler {address}"
     assert answer["counts"] == {"failed": 1} and answer["failed"][0]["error_code"] == "GENOME_NO_GENES"
     assert (tmp_path / "out" / "summary.tsv").read_text().splitlines()[1].startswith("broken\tfailed")
     bad = subprocess.run([GEM_FLUX, "batch", str(tmp_path / "none"), "--out", str(tmp_path / "o2")], env=env,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "BATCH_INPUT_NOT_FOUND" in bad.stderr
+
+
+@pytest.mark.slow
+def test_batch_command_whose_scheduler_goes_away_says_what_finished_and_resumes(
+        data_dir: Path, cache_dir: Path, biochem: Any, tmp_path: Path) -> None:
+    """The scheduler killed while the batch runs: exit code 3 and our own message (what finished,
+    where it is, how to resume), no Dask traceback; the same command again, on local workers,
+    skips the finished genome and builds the other."""
+    env = _cli_env(data_dir, cache_dir)
+    first, second = tmp_path / "in" / SMALL_GENOME.name, tmp_path / "in" / "second.fna.gz"
+    first.parent.mkdir()
+    shutil.copy(SMALL_GENOME, first)
+    shutil.copy(SMALL_GENOME, second)
+    out = tmp_path / "out"
+    command = [GEM_FLUX, "batch", str(first), str(second), "--out", str(out)]
+    with _dask_cluster(env, tmp_path / "cluster.log") as (address, (scheduler, worker)):
+        batch = subprocess.Popen([*command, "--scheduler", address], env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        lines: list[str] = []
+
+        def read_stderr() -> None:
+            assert batch.stderr is not None
+            for line in batch.stderr:
+                lines.append(line)
+
+        reader = threading.Thread(target=read_stderr)
+        reader.start()
+        deadline = time.monotonic() + 120
+        # one genome counted as finished (progress "1/2"), the other started on the one worker (in
+        # either order)
+        while not (any("batch: 1/2 genomes" in line for line in lines)
+                   and all(outputs.attempt_pids(out, name) for name in ("KK037166", "second"))):
+            assert time.monotonic() < deadline and batch.poll() is None, "".join(lines)
+            time.sleep(0.2)
+        time.sleep(1.0)
+        scheduler.kill()
+        os.killpg(worker.pid, signal.SIGKILL)  # and its worker, before it finishes the other genome
+        batch.wait(timeout=60)
+        reader.join(10)
+    assert batch.stdout is not None
+    stdout = batch.stdout.read()
+    stderr = "".join(lines)
+    assert batch.returncode == 3, stderr
+    assert "gem-flux batch: stopped: the connection to the Dask scheduler was lost" in stderr
+    assert "1 of 2 genomes finished (1 ok); 1 left." in stderr
+    assert f"Results so far: {out} (summary: {out / 'summary.tsv'})." in stderr
+    assert "Run the same command again to resume" in stderr
+    assert "Traceback" not in stderr and "distributed" not in stderr and "Cancelled" not in stderr, stderr
+    assert stdout == ""
+    summary = json.loads((out / "summary.json").read_text())
+    [finished] = [row["genome"] for row in summary["genomes"]]
+    [unfinished] = summary["not_run"]
+    assert summary["counts"] == {"ok": 1} and {finished, unfinished} == {"KK037166", "second"}
+    assert summary["cluster_lost"] == "scheduler_lost"
+
+    again = subprocess.run([*command, "--workers", "1", "--json", "--quiet"], env=env, capture_output=True,
+                           text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    rows = {row["genome"]: row for row in json.loads(again.stdout)["genomes"]}
+    assert rows[finished]["skipped"] and rows[finished]["status"] == "ok"
+    assert rows[unfinished]["status"] == "ok" and not rows[unfinished].get("skipped")

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.cli.errors import report_error
 from gem_flux_mcp.cli.genome_options import add_genome_options
@@ -17,6 +18,11 @@ from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
 from gem_flux_mcp.rules.catalog import GENOME_TEMPLATE, PANEL, PANEL_NAMES
 from gem_flux_mcp.server.access import LOCAL_WORKSPACE
+
+if TYPE_CHECKING:
+    from gem_flux_mcp.services.batch import ClusterLost
+
+EXIT_UNFINISHED = 3  # a genome failed, or the batch stopped before every genome was built
 
 
 def add_parser(sub: Any) -> None:
@@ -50,6 +56,10 @@ def run(args: argparse.Namespace) -> int:
                                     database_url=args.database_url)
         outcome = _run(args, settings, started)
     except GemFluxError as exc:
+        from gem_flux_mcp.services.batch import ClusterLost
+
+        if isinstance(exc, ClusterLost):
+            return _report_lost(exc)
         return report_error("batch", exc)
     if args.json:
         print(json.dumps(outcome, indent=1, default=str))
@@ -59,7 +69,17 @@ def run(args: argparse.Namespace) -> int:
         for row in outcome["failed"]:
             print(f"  failed {row['genome']}: {row.get('error_code')}: {row.get('error_message')}")
         print(f"wrote {outcome['files']['summary_tsv']}")
-    return 0 if not outcome["failed"] else 3
+    return 0 if not outcome["failed"] else EXIT_UNFINISHED
+
+
+def _report_lost(lost: ClusterLost) -> int:
+    counts = ", ".join(f"{n} {status}" for status, n in sorted(lost.counts.items()))
+    print(f"gem-flux batch: stopped: {lost.what}.\n"
+          f"  {lost.finished} of {lost.total} genomes finished{f' ({counts})' if counts else ''}; {lost.left} left.\n"
+          f"  Results so far: {lost.out_dir} (summary: {lost.files['summary_tsv']}).\n"
+          "  Run the same command again to resume: finished genomes are skipped, the others built.",
+          file=sys.stderr)
+    return EXIT_UNFINISHED
 
 
 def _run(args: argparse.Namespace, settings: Settings, started: float) -> dict[str, Any]:

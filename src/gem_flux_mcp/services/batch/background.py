@@ -21,6 +21,7 @@ from gem_flux_mcp.errors import GemFluxError, NotFoundError, ValidationError
 from gem_flux_mcp.store.rows import utc_now
 from gem_flux_mcp.store.store import Store
 
+from .lost import ClusterLost
 from .runner import BatchProgress, BatchSpec, run_batch
 from .storing import store_genome
 
@@ -117,7 +118,9 @@ class BatchJobs:
                                 on_genome=on_genome, cancel=job.cancel)
             job.files, job.cluster = outcome.files, outcome.cluster
             status = "cancelled" if outcome.cancelled else "finished"
-        except GemFluxError as exc:
+        except GemFluxError as exc:  # ClusterLost too: the genomes finished so far are in job.rows
+            if isinstance(exc, ClusterLost):
+                job.files, job.cluster = exc.files, exc.cluster
             job.error, status = exc.envelope(), "failed"
         except Exception as exc:  # the thread must record why, whatever happens
             log.exception("batch %s failed", job.job_id)

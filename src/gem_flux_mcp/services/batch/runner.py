@@ -1,7 +1,8 @@
 """A batch on Dask distributed: a LocalCluster of worker processes by default, or the scheduler
 of an existing cluster. Each genome is one task (task.py); finished genomes are skipped on a rerun
 (outputs.py); a genome whose worker dies is run once more on another worker (the scheduler's
-`allowed-failures`), and a second death fails that genome only.
+`allowed-failures`), and a second death fails that genome only. A batch whose cluster goes away
+(its scheduler, or every worker) stops with `ClusterLost` (lost.py), its summary written.
 
 On an existing cluster every worker must see the same paths as this process: the inputs, the
 output folder, the reference data and the cache (a shared file system), as with any Dask job
@@ -17,6 +18,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ from gem_flux_mcp.errors import GemFluxError, ServerError, ValidationError
 from gem_flux_mcp.rules.catalog import GeneCalling, TranslationTable
 
 from .inputs import GenomeInput
+from .lost import Cause, ClusterLost, WorkerWatch, close_client
 from .storing import StoreTarget
 from .task import GenomeTask, reconstruct_genome, settings_key
 
@@ -152,8 +155,10 @@ def dask_client(workers: int, scheduler: str | None) -> Iterator[tuple[Any, str]
                                   details={"scheduler": scheduler},
                                   suggestions=["Check the address (tcp://HOST:8786) and that the scheduler runs; "
                                                "or leave it out to run on local worker processes."]) from exc
-            with client:
+            try:
                 yield client, f"scheduler {scheduler}"
+            finally:
+                close_client(client)
             return
         cluster = dist.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                                silence_logs=logging.WARNING)
@@ -186,7 +191,8 @@ def run_batch(spec: BatchSpec, *, workers: int = 2, scheduler: str | None = None
               cancel: threading.Event | None = None) -> BatchOutcome:
     """Every genome of `spec` reconstructed on Dask, then the summary table written. `on_genome`
     sees each finished row (in the order they finish; a row it changes is kept changed),
-    `on_progress` the running counts; setting `cancel` stops the batch (finished genomes stay)."""
+    `on_progress` the running counts; setting `cancel` stops the batch (finished genomes stay).
+    ClusterLost when the cluster goes away before the end (the summary is written first)."""
     dist = _distributed()
     started = time.perf_counter()
     spec.out_dir.mkdir(parents=True, exist_ok=True)
@@ -203,11 +209,13 @@ def run_batch(spec: BatchSpec, *, workers: int = 2, scheduler: str | None = None
         on_progress(progress)
     cluster = "none: every genome was finished before"
     cancelled = False
+    lost: Cause | None = None
     if todo:
         with dask_client(workers, scheduler) as (client, cluster):
             futures = {client.submit(reconstruct_genome, task, key=f"genome-{task.name}-{task.settings_key[:12]}",
                                      pure=False): task for task in todo}
             remaining = set(futures)
+            watch = WorkerWatch(client)
             while remaining:
                 progress.running = [t.name for f, t in futures.items() if f in remaining][:MAX_LISTED_RUNNING]
                 if cancel is not None and cancel.is_set():
@@ -215,28 +223,54 @@ def run_batch(spec: BatchSpec, *, workers: int = 2, scheduler: str | None = None
                     client.cancel(list(remaining))
                     break
                 try:
-                    finished, _ = dist.wait(list(remaining), timeout=POLL_S, return_when="FIRST_COMPLETED")
-                except TimeoutError:
-                    continue
-                for future in finished:
+                    finished = _wait_any(dist, remaining)
+                    if not finished and watch.gone():
+                        lost = "workers_gone"
+                        break
+                    results = {future: _result(future) for future in finished}
+                except (CancelledError, OSError):  # Dask cancels every future when the scheduler is lost
+                    lost = "scheduler_lost"
+                    break
+                for future, result in results.items():
                     remaining.discard(future)
-                    task = futures[future]
-                    try:
-                        row = future.result()
-                    except Exception as exc:
-                        row = failed_row(task, exc)
+                    row = result if isinstance(result, dict) else failed_row(futures[future], result)
                     if on_genome is not None:
                         on_genome(row)
-                    rows[task.name] = row
+                    rows[row["genome"]] = row
                     progress.done += row["status"] == "ok"
                     progress.failed += row["status"] != "ok"
-                    progress.last = task.name
+                    progress.last = row["genome"]
                     if on_progress is not None:
                         on_progress(progress)
     ordered = [rows[g.name] for g in spec.inputs if g.name in rows]
+    not_run = [g.name for g in spec.inputs if g.name not in rows]
     seconds = round(time.perf_counter() - started, 2)
     about = {"template": spec.template, "media": list(spec.media), "phenotype_panels": list(spec.phenotype_panels),
-             "cluster": cluster, "seconds": seconds, "cancelled": cancelled,
-             "not_run": [g.name for g in spec.inputs if g.name not in rows]}
+             "cluster": cluster, "seconds": seconds, "cancelled": cancelled, "cluster_lost": lost,
+             "not_run": not_run}
     files = outputs.write_summary(spec.out_dir, ordered, about)
-    return BatchOutcome(ordered, files, seconds, cluster, cancelled)
+    outcome = BatchOutcome(ordered, files, seconds, cluster, cancelled)
+    if lost is not None:
+        raise ClusterLost(lost, cluster, outcome.counts, len(spec.inputs), spec.out_dir, files, not_run)
+    return outcome
+
+
+def _result(future: Any) -> dict[str, Any] | Exception:
+    """A finished task's row, or why it did not return (its workers died); a lost connection to
+    the scheduler is raised."""
+    try:
+        row: dict[str, Any] = future.result()
+    except (CancelledError, OSError):
+        raise
+    except Exception as exc:
+        return exc
+    return row
+
+
+def _wait_any(dist: Any, futures: set[Any]) -> set[Any]:
+    """The futures finished within POLL_S (at least one, or none when none has)."""
+    try:
+        finished, _ = dist.wait(list(futures), timeout=POLL_S, return_when="FIRST_COMPLETED")
+    except TimeoutError:
+        return set()
+    return set(finished)
