@@ -81,6 +81,11 @@ async def test_phenotype_array_equals_cobrapy_by_hand(server_env: dict[str, str]
         assert [t["compound_id"] for t in table] == [r["compound_id"] for r in rows]
         assert first["output_file"] == {"path": str(tmp_path / "out" / "carbon.tsv"), "rows": len(rows),
                                         "columns": list(table[0])}
+        # answered in the server process on the stored model's loaded copy, which is left as it was
+        with client.resources.store.checkout("local", "tb.draft") as loaded:
+            assert {r.id: r.bounds for r in loaded.reactions} == {r.id: r.bounds for r in textbook().reactions}
+            assert str(loaded.objective.expression) == str(textbook().objective.expression)
+            assert loaded.slim_optimize() == pytest.approx(textbook().slim_optimize(), rel=1e-9)
 
         # observed calls give the confusion numbers; observed-only compounds are tested too.
         # Glycerol-3-phosphate cannot be taken up: predicted no growth (as CarveMe counts it)

@@ -32,14 +32,18 @@ R = TypeVar("R", bound=BaseModel)
 
 
 async def run_analysis(ctx: Context, caller: Caller, prepare: Callable[[Workspace], Any],
-                       answer: Callable[[Workspace, Any, Any], R]) -> R:
-    """The shape of every analysis in a worker: the request checked and turned into a job (in a
-    thread), the job run in a worker process with progress, the answer shaped and recorded (in a
+                       answer: Callable[[Workspace, Any, Any], R],
+                       here: Callable[[Workspace, Any], Any] | None = None) -> R:
+    """The shape of every analysis: the request checked and turned into a job (in a thread), the
+    job run in a worker process with progress (or, when `here` answers it, in a thread of this
+    process: a job small enough not to be worth sending), the answer shaped and recorded (in a
     thread), server folders scrubbed from it."""
     workspace = caller.workspace
     job = await anyio.to_thread.run_sync(lambda: prepare(workspace))
-    outcome = await caller.jobs.run(job, mcp_progress(ctx), timeout_s=ANALYSIS_TIMEOUT_S,
-                                    workspace=workspace.workspace_id)
+    outcome = await anyio.to_thread.run_sync(lambda: here(workspace, job)) if here is not None else None
+    if outcome is None:
+        outcome = await caller.jobs.run(job, mcp_progress(ctx), timeout_s=ANALYSIS_TIMEOUT_S,
+                                        workspace=workspace.workspace_id)
     return caller.files.scrub_payload(await anyio.to_thread.run_sync(lambda: answer(workspace, job, outcome)))
 
 
@@ -91,10 +95,10 @@ def register(mcp: FastMCP) -> None:
             description="Known growth {compound id: true if it grows}: adds TP/FP/TN/FN, accuracy, MCC and the "
                         "mismatches; these compounds are tested too")] = None,
         growth_threshold: Annotated[GrowthThresholdArg, Field(description="Growth (1/h) above which a compound "
-                                                                         "counts as a growth substrate")] = 0.1,
+                                                                  "counts as a growth substrate")] = 0.1,
         uptake_rate: Annotated[UptakeRateArg, Field(
             description="Uptake (mmol/gDW/h) each tested compound is opened at; default the "
-                                       "removed reference source's rate in the base medium, else 10")] = None,
+                        "removed reference source's rate in the base medium, else 10")] = None,
         objective: Annotated[str, Field(description="Reaction whose optimum is growth (default 'bio1')")] = "bio1",
         offset: Annotated[OffsetArg, Field(description="First row of the array to return (paging)")] = 0,
         output_path: OutputPath = None,
@@ -102,14 +106,16 @@ def register(mcp: FastMCP) -> None:
     ) -> results.PhenotypeResult:
         """What the model grows on: for each compound of a panel (or list), growth on the base medium
         minus the panel's reference source plus that compound (the Biolog convention). Compounds the
-        model cannot take up are reported as such. With `observed`, the confusion numbers."""
+        model cannot take up are reported as such. With `observed`, the confusion numbers. A
+        panel of up to 400 compounds is answered at once; a longer list runs in a worker process."""
         path = output_target(caller.files, output_path)
         return await run_analysis(
             ctx, caller,
             lambda ws: phenotypes.prepare_phenotypes(ws, model_id, base_media_id, panel, compounds, observed,
                                                      objective, uptake_rate),
             lambda ws, job, outcome: phenotypes.store_phenotypes(ws, job, outcome, observed, growth_threshold,
-                                                                 offset, path))
+                                                                 offset, path),
+            here=phenotypes.run_here)
 
     @tool(mcp, "predict_fermentation_products", results.FermentationResult,
           {"title": "Predict fermentation products", **CREATES})
