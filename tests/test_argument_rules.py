@@ -46,6 +46,8 @@ BOTH_DOORS: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("number", "predict_growth_phenotypes", {"model_id": MODEL, "base_media_id": MEDIUM, "panel": "carbon",
                                              "uptake_rate": 0},
      ["phenotypes", "m.json", "--medium", MEDIUM, "--panel", "carbon", "--uptake-rate", "0"], "INVALID_ARGUMENTS"),
+    ("number", "build_models_batch", {"inputs": ["x.faa"], "out_dir": "out", "workers": 0},
+     ["batch", "x.faa", "--out", "out", "--workers", "0"], "INVALID_WORKERS"),
     ("choice", "gapfill_model", {"model_id": MODEL, "media_id": MEDIUM, "gapfill_mode": "genome"},
      ["gapfill", "m.json", "--media", MEDIUM, "--out", "o.json", "--mode", "genome"], "INVALID_GAPFILL_MODE"),
     ("choice", "build_model", {"protein_sequences": {"p": "MKV"}, "translation_table": 7},
@@ -133,7 +135,8 @@ def test_no_hand_written_checks_remain() -> None:
             "check_growth_threshold", "check_uptake_rate", "check_panel", "check_min_ratio", "check_fraction",
             "check_default_uptake", "check_compounds_list", "check_search_limit", "check_gene_calling",
             "check_translation_table", "check_reason", "check_name_filter", "check_compound_filter",
-            "check_build_template", "check_template_choice", "check_limit", "check_gapfill_offset", "ARGUMENT_CHECKS")
+            "check_build_template", "check_template_choice", "check_limit", "check_gapfill_offset", "check_workers",
+            "ARGUMENT_CHECKS")
     found = [f"{path.name}: {name}" for path in source.rglob("*.py") for name in gone
              if f"def {name}(" in (text := path.read_text(encoding="utf-8")) or f"{name}:" in text]
     assert found == []

@@ -16,7 +16,7 @@ from gem_flux_mcp.cli.options import add_rule_option
 from gem_flux_mcp.cli.progress import progress_reporter
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
-from gem_flux_mcp.rules.catalog import GENOME_TEMPLATE, PANEL, PANEL_NAMES
+from gem_flux_mcp.rules.catalog import GENOME_TEMPLATE, PANEL, PANEL_NAMES, WORKERS
 from gem_flux_mcp.server.access import LOCAL_WORKSPACE
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def add_parser(sub: Any) -> None:
     add_rule_option(batch, "--phenotypes", PANEL, action="append", metavar="PANEL",
                     help=f"also run this phenotype panel on the first medium ({', '.join(PANEL_NAMES)})")
     where = batch.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, default=2, help="local Dask worker processes (default 2)")
+    add_rule_option(where, "--workers", WORKERS, default=2, help="local Dask worker processes (default 2)")
     where.add_argument("--scheduler", help="an existing Dask scheduler, e.g. tcp://HOST:8786")
     batch.add_argument("--store", action="store_true", help="also keep the models in the state store")
     batch.add_argument("--state-dir", help="state folder for --store (default: $GEMFLUX_STATE_DIR)")
@@ -86,10 +86,9 @@ def _run(args: argparse.Namespace, settings: Settings, started: float) -> dict[s
     from pathlib import Path
 
     from gem_flux_mcp.cli.workflow_commands import media_from_args
-    from gem_flux_mcp.services.batch import BatchSpec, check_workers, find_inputs, run_batch
+    from gem_flux_mcp.services.batch import BatchSpec, find_inputs, run_batch
     from gem_flux_mcp.services.batch.storing import StoreTarget, store_genome
 
-    check_workers(args.workers)
     # the workers store what they build (LOCAL_WORKSPACE, as the stdio server sees it); this process
     # stores the genomes an earlier run finished
     store_to = StoreTarget(str(settings.state_dir), settings.database_url, LOCAL_WORKSPACE) if args.store else None

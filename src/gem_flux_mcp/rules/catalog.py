@@ -95,6 +95,9 @@ MEDIA_PAGE_LIMIT = Number(name="limit", code=ErrorCode.INVALID_LIMIT, ge=1, le=M
                           suggestions=(f"Use a limit between 1 and {MAX_PAGE}.",))
 OFFSET = Number(name="offset", code=ErrorCode.INVALID_OFFSET, ge=0, integer=True,
                 suggestions=("Start at 0; an answer's next_offset gives the next page.",))
+MAX_WORKERS = 64  # Dask worker processes of one batch
+WORKERS = Number(name="workers", code=ErrorCode.INVALID_WORKERS, ge=1, le=MAX_WORKERS, integer=True,
+                 suggestions=("A server gives a batch at most one worker process per core.",))
 GAPFILL_REACTIONS_OFFSET = Number(name="gapfill_reactions_offset", code=ErrorCode.INVALID_OFFSET, ge=0,
                                   integer=True, nullable=True, suggestions=OFFSET.suggestions)
 
@@ -143,6 +146,7 @@ DefaultUptakeArg = Annotated[float, DEFAULT_UPTAKE]
 LimitArg = Annotated[int, LIMIT]
 MediaPageLimitArg = Annotated[int, MEDIA_PAGE_LIMIT]
 OffsetArg = Annotated[int, OFFSET]
+WorkersArg = Annotated[int, WORKERS]
 GapfillReactionsOffsetArg = Annotated[int | None, GAPFILL_REACTIONS_OFFSET]
 ReasonArg = Annotated[str, REASON]
 MediaNameFilterArg = Annotated[str | None, MEDIA_NAME_FILTER]

@@ -15,7 +15,14 @@ from fastmcp.dependencies import Depends
 from pydantic import Field
 
 from gem_flux_mcp.config import Settings
-from gem_flux_mcp.rules.catalog import GeneCallingArg, GenomeTemplateArg, OffsetArg, PanelItemArg, TranslationTableArg
+from gem_flux_mcp.rules.catalog import (
+    GeneCallingArg,
+    GenomeTemplateArg,
+    OffsetArg,
+    PanelItemArg,
+    TranslationTableArg,
+    WorkersArg,
+)
 from gem_flux_mcp.server.dependencies import current_batches, current_file_area, current_settings, current_workspace
 from gem_flux_mcp.server.file_area import FileArea
 from gem_flux_mcp.server.tools.common import READ_ONLY, tool
@@ -51,7 +58,7 @@ def register(mcp: FastMCP) -> None:
                         "per genome, from its genes)")] = "auto",
         phenotype_panels: Annotated[list[PanelItemArg] | None, Field(
             description="Phenotype panels to run on the first medium after gapfilling (counts per genome)")] = None,
-        workers: Annotated[int, Field(ge=1, le=64, description=(
+        workers: Annotated[WorkersArg, Field(description=(
             "Dask worker processes on this server (at most one per core); ignored when the server is configured "
             "with a Dask cluster"))] = 2,
         save_to_store: Annotated[bool, Field(description=(

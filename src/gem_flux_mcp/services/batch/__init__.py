@@ -6,7 +6,7 @@ reports (`lost.py`)."""
 
 from .inputs import GenomeInput, find_inputs, genome_name
 from .lost import ClusterLost
-from .runner import BatchOutcome, BatchProgress, BatchSpec, check_workers, run_batch
+from .runner import BatchOutcome, BatchProgress, BatchSpec, run_batch
 
-__all__ = ["BatchOutcome", "BatchProgress", "BatchSpec", "ClusterLost", "GenomeInput", "check_workers", "find_inputs",
+__all__ = ["BatchOutcome", "BatchProgress", "BatchSpec", "ClusterLost", "GenomeInput", "find_inputs",
            "genome_name", "run_batch"]

@@ -11,13 +11,13 @@ from typing import Any
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
-from gem_flux_mcp.rules.catalog import GENE_CALLING, GENOME_TEMPLATE, PANEL, TRANSLATION_TABLE
+from gem_flux_mcp.rules.catalog import GENE_CALLING, GENOME_TEMPLATE, PANEL, TRANSLATION_TABLE, WORKERS
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.workspace import Workspace
 
 from .background import BatchJob, BatchJobs
 from .inputs import find_inputs
-from .runner import BatchSpec, check_workers
+from .runner import BatchSpec
 from .storing import StoreTarget
 
 DEFAULT_MEDIA = ("glucose_minimal_aerobic",)
@@ -36,7 +36,10 @@ def start_batch(jobs: BatchJobs, ws: Workspace, inputs: Sequence[Path], media_id
                 save_to_store: bool, settings: Settings, show: Show,
                 translation_table: object = "auto") -> results.BuildModelsBatchResult:
     chosen_template: str = GENOME_TEMPLATE.check(template)
-    count = check_workers(workers) if jobs.scheduler else check_workers(workers, local_workers_allowed())
+    count: int = WORKERS.check(workers)
+    if not jobs.scheduler and count > local_workers_allowed():
+        raise WORKERS.refusal(count, f"workers must be at most {local_workers_allowed()} here: one worker process "
+                                     "per core of this server.")
     chosen = list(media_ids) if media_ids else list(DEFAULT_MEDIA)
     if len(chosen) > MAX_MEDIA:
         raise ValidationError(ErrorCode.INVALID_MEDIA, f"At most {MAX_MEDIA} media per batch.",

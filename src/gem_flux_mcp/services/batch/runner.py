@@ -25,7 +25,7 @@ from typing import Any
 
 import gem_flux_mcp.services.batch.outputs as outputs
 from gem_flux_mcp.error_codes import ErrorCode
-from gem_flux_mcp.errors import GemFluxError, ServerError, ValidationError
+from gem_flux_mcp.errors import GemFluxError, ServerError
 from gem_flux_mcp.rules.catalog import GeneCalling, TranslationTable
 
 from .inputs import GenomeInput
@@ -36,7 +36,6 @@ from .task import GenomeTask, reconstruct_genome, settings_key
 log = logging.getLogger(__name__)
 
 ALLOWED_WORKER_DEATHS = 1  # a genome is retried once when its worker dies, then reported failed
-MAX_LOCAL_WORKERS = 64
 CONNECT_TIMEOUT_S = 10
 POLL_S = 1.0  # how often a running batch looks at its cancel flag
 MAX_LISTED_RUNNING = 10  # unfinished genomes named in the progress
@@ -88,14 +87,6 @@ class BatchOutcome:
 
 OnGenome = Callable[[dict[str, Any]], None]
 OnProgress = Callable[[BatchProgress], None]
-
-
-def check_workers(workers: object, maximum: int = MAX_LOCAL_WORKERS) -> int:
-    """A whole number of worker processes from 1 to `maximum`, else INVALID_WORKERS."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= maximum:
-        raise ValidationError(ErrorCode.INVALID_WORKERS, f"workers must be a whole number from 1 to {maximum}; "
-                              f"got {workers!r}.", details={"provided": repr(workers)[:30], "max_workers": maximum})
-    return workers
 
 
 def plan_tasks(spec: BatchSpec, align_threads: int | None = None) -> tuple[list[GenomeTask], list[dict[str, Any]]]:
