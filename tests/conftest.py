@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from gem_flux_mcp.modeling import gapfill as gf
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))  # repository scripts the tests check (tool_contracts.py)
+sys.path.insert(0, str(REPO / "scripts"))  # repository scripts the tests check (tool_docs.py)
 GEM_FLUX = str(Path(sys.executable).with_name("gem-flux"))
 
 

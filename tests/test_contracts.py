@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 from mcp.types import DiscoverResult
 
-import tool_contracts as contracts
 from conftest import REPO
-from gem_flux_mcp import CONTRACT_VERSION
+from gem_flux_mcp import CONTRACT_VERSION, contracts
+from gem_flux_mcp.contracts import Change, check, compare, required_bump, review, update
 from mcp_client import PROTOCOL_MODES, stdio_client
-from tool_contracts import Change, check, compare, required_bump, review, update
 
 SNAPSHOT = REPO / "contracts" / "tools.json"
 CHANGELOG = REPO / "CHANGELOG.md"

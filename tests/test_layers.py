@@ -10,7 +10,8 @@ from pathlib import Path
 from conftest import REPO
 
 PACKAGE = REPO / "src" / "gem_flux_mcp"
-LAYERS = ["base", "data", "modeling", "store", "services", "server", "cli"]  # root modules are "base"
+# root modules are "base"; contracts/ (the tool-contract checker) reads the server's tool list
+LAYERS = ["base", "data", "modeling", "store", "services", "server", "cli", "contracts"]
 
 
 def _module(path: Path) -> str:

@@ -1,6 +1,6 @@
 """Corrections applied to every ModelSEED template as it is parsed, each with its reason.
 
-All were measured on the development organisms before they were kept (benchmarks/README.md):
+All were measured on the development organisms before they were kept (benchmarks/HISTORY.md):
 - `UNSOUND_REACTIONS`: left out; their stoichiometry makes mass from nothing.
 - Ferredoxin counted per electron: the templates' ferredoxin (cpd11620 reduced, cpd11621
   oxidised; charges +4 / +6 in the database) carries an electron pair, and the charge-balanced

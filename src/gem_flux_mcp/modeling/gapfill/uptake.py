@@ -5,7 +5,7 @@ Gapfilling adds only what growth needs, so on a rich medium a draft keeps making
 acid and vitamin it could import: LB's phenylalanine, tyrosine, folate, thiamin, nicotinate or
 pyridoxal have no exchange, and their biosynthesis genes look essential although the organism
 takes them up from the medium (measured on the phenotype benchmark, B. subtilis on LB:
-essentiality MCC 0.419 → 0.504, benchmarks/README.md). For each compound of the gapfill media
+essentiality MCC 0.419 → 0.504, benchmarks/HISTORY.md). For each compound of the gapfill media
 that the model has no exchange for but can make itself, the cheapest template reaction carrying
 it from e0 into c0 is added (weakly genome-supported transporters are cheaper, so they come
 first), in both directions where the chemistry allows (directions.py), unless it breaks an ATP
@@ -15,7 +15,7 @@ sources (FT medium's trace arsenate became an electron sink for E. coli). Gases 
 model makes (H2, ethanol, acetone, butanol, ...; fermentation.DIFFUSIBLE_END_PRODUCTS) but cannot
 let out get the cheapest template transporter too: they diffuse through membranes. Organic acids
 do not: tried, the optimum then secretes formate through transporters without evidence
-(benchmarks/README.md).
+(benchmarks/HISTORY.md).
 """
 
 from __future__ import annotations
