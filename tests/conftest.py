@@ -87,7 +87,7 @@ def ecoli(data_dir: Path, biochem: BiochemIndex, cache_dir: Path) -> cobra.Model
 def ecoli_run(ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex) -> tuple[gf.GapfillRun, dict[str, Any]]:
     """The draft gapfilled on glucose_minimal_aerobic (run.model), and its report."""
     from gem_flux_mcp.modeling import gapfill as gf
-    from gem_flux_mcp.modeling.gapfill_report import describe
+    from gem_flux_mcp.modeling.gapfill.report import describe
     from models import medium_of
 
     before = {r.id: r.bounds for r in ecoli.reactions}

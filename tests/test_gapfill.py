@@ -23,7 +23,7 @@ from gem_flux_mcp.errors import InfeasibilityError, LibraryError, TimeoutError_
 from gem_flux_mcp.modeling import gapfill as gf
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
 from gem_flux_mcp.modeling.gapfill.run import _stage_errors
-from gem_flux_mcp.modeling.gapfill_report import page
+from gem_flux_mcp.services.gapfill import reactions_page as page
 from models import apply_exchange_medium, build_genome, medium_of
 
 ATP_HYDROLYSIS = {"cpd00002_c0": -1, "cpd00001_c0": -1, "cpd00008_c0": 1, "cpd00009_c0": 1, "cpd00067_c0": 1}

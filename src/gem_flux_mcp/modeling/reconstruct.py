@@ -102,7 +102,8 @@ def gapfill_in_turn(model: cobra.Model, media: Mapping[str, Medium], template: s
     """Gapfill on each medium in turn, each on the result of the last (the ATP correction of the
     first reused); a medium the model already grows on adds nothing. `together`: one gapfill on
     all the media at once (one cheapest set of additions for every medium), one step."""
-    from . import gapfill, gapfill_report
+    from . import gapfill
+    from .gapfill import report as gapfill_report
 
     groups = [dict(media)] if together and len(media) > 1 else [{name: medium} for name, medium in media.items()]
     steps: list[GapfillStep] = []

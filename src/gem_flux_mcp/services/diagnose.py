@@ -46,7 +46,8 @@ class DiagnoseJob:
 
         from cobra.io import from_json
 
-        from gem_flux_mcp.modeling import diagnose, gapfill, gapfill_report, media
+        from gem_flux_mcp.modeling import diagnose, gapfill, media
+        from gem_flux_mcp.modeling.gapfill import report as gapfill_report
         from gem_flux_mcp.modeling.solver_memory import release_model
 
         started = time.perf_counter()

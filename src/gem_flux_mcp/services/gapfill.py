@@ -9,7 +9,6 @@ from typing import Any, ClassVar
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
-from gem_flux_mcp.modeling.gapfill_report import page
 from gem_flux_mcp.rules.catalog import GAPFILL_MODE, GAPFILL_TEMPLATE, TARGET_GROWTH_RATE
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium, worker_biochem
@@ -41,7 +40,8 @@ class GapfillJob(StoredModelOnMedium):
     def run(self, settings: Settings, progress: Progress) -> GapfillOutcome:
         from cobra.io import from_json
 
-        from gem_flux_mcp.modeling import gapfill, gapfill_report
+        from gem_flux_mcp.modeling import gapfill
+        from gem_flux_mcp.modeling.gapfill import report as gapfill_report
         from gem_flux_mcp.modeling.solver_memory import release_model
         from gem_flux_mcp.store.serialization import serialize_model
 
@@ -64,6 +64,7 @@ class GapfillJob(StoredModelOnMedium):
 
 
 MAX_GAPFILL_MEDIA = 10
+PAGE_SIZE = 50  # added reactions per answer (get_model pages the rest)
 GAPFILL_TEMPLATES: tuple[str, ...] = GAPFILL_TEMPLATE.values
 
 
@@ -163,7 +164,7 @@ def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> re
     ws.store.add_result(ws.workspace_id, key, "gapfill", job.media_id, summary)
     if atp and job.atp_correction is None and not parent.extra.get("atp_correction"):
         ws.store.add_result(ws.workspace_id, key, "atp_correction", None, atp)
-    more = page(entries, 0)
+    more = reactions_page(entries, 0)
     return results.GapfillModelResult.model_validate({
         "success": True, "model_id": new_id, "original_model_id": key, "media_id": job.media_id,
         "media_ids": media_ids,
@@ -182,3 +183,11 @@ def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> re
             *([job.template_note] if job.template_note else []),
         ],
     })
+
+
+def reactions_page(entries: list[dict[str, Any]], offset: int, size: int = PAGE_SIZE) -> dict[str, Any]:
+    """One page of a gapfill's added reactions, as gapfill_model and get_model answer it."""
+    chunk = entries[offset:offset + size]
+    following = offset + len(chunk)
+    return {"reactions_added": chunk, "reactions_added_total": len(entries), "reactions_offset": offset,
+            "reactions_next_offset": following if following < len(entries) else None}

@@ -89,7 +89,7 @@ def get_model(ws: Workspace, model_id: object, include_predictions: bool = False
 
 
 def _gapfill_page(row: ModelRow, offset: object) -> dict[str, Any]:
-    from gem_flux_mcp.modeling.gapfill_report import page
+    from gem_flux_mcp.services.gapfill import reactions_page
 
     record = row.extra.get("gapfill")
     if not isinstance(record, dict):
@@ -101,7 +101,7 @@ def _gapfill_page(row: ModelRow, offset: object) -> dict[str, Any]:
         )
     entries = record.get("reactions_added", [])
     first = paging.check_offset(offset, len(entries), GAPFILL_REACTIONS_OFFSET)
-    return {"media_id": record.get("media_id"), **page(entries, first)}
+    return {"media_id": record.get("media_id"), **reactions_page(entries, first)}
 
 
 def _lineage(ws: Workspace, row: ModelRow) -> list[tuple[str, str | None]]:

@@ -3,7 +3,8 @@
 Modules: `network` (inputs, the sparse LP of model + template), `steps` (shared solve steps),
 `joint` (the stage-2 LP on one medium or several at once),
 `atp` (stage 1), `genome_scale` (stage 2), `uptake` (stage 3), `changes` (edits to the COBRApy model), `checks`
-(COBRApy quality checks), `run` (the whole run).
+(COBRApy quality checks), `run` (the whole run), `report` (a run as gapfill_model answers it; not imported
+here, so the answer's helpers load without the solver stack).
 
 Stage 1, ATP correction (the idea of ModelSEEDpy's MSATPCorrection): restricted to its core
 metabolism (reactions of the Core-V5.2 template), the draft should make ATP on the ATP test media

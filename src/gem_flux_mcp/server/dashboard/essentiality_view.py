@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from gem_flux_mcp.modeling.gapfill_report import main_pathway
+from gem_flux_mcp.modeling.gapfill.report import main_pathway
 from gem_flux_mcp.server.dashboard.html import cards, e, figure, table
 from gem_flux_mcp.server.dashboard.model_facts import ModelFacts
 from gem_flux_mcp.server.dashboard.results_common import comparison_cards

@@ -13,9 +13,8 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gem_flux_mcp.modeling.gapfill import GapfillRun
+    from gem_flux_mcp.modeling.gapfill.run import GapfillRun
 
-PAGE_SIZE = 50
 MAX_LISTED = 40  # compound ids listed in an answer
 MAX_EQUATION = 160
 _GLOBAL_MAPS = ("rn011", "rn012")  # KEGG overview maps ("Metabolic pathways", "Carbon metabolism")
@@ -197,10 +196,3 @@ def _warnings(run: GapfillRun) -> list[str]:
     if not quality["growth_on_medium"]["passed"]:
         notes.append("Growth on the medium is below the target.")
     return notes
-
-
-def page(entries: list[dict[str, Any]], offset: int, size: int = PAGE_SIZE) -> dict[str, Any]:
-    chunk = entries[offset:offset + size]
-    following = offset + len(chunk)
-    return {"reactions_added": chunk, "reactions_added_total": len(entries), "reactions_offset": offset,
-            "reactions_next_offset": following if following < len(entries) else None}
