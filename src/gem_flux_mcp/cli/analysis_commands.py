@@ -98,6 +98,16 @@ def add_parsers(sub: Any) -> None:
     diag.add_argument("--out", help="write every finding as TSV here (check, id, detail)")
     common(diag, medium_required=False)
 
+    why = sub.add_parser("explain", help="why deleting one gene or reaction of a model file does or does not "
+                                         "stop growth: the bypass, or what is no longer made")
+    why.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
+    which = why.add_mutually_exclusive_group(required=True)
+    which.add_argument("--gene", help="the gene to delete")
+    which.add_argument("--reaction", help="the reaction to delete")
+    add_rule_option(why, "--threshold", ESSENTIALITY_THRESHOLD, default=DEFAULT_THRESHOLD,
+                    help="growth ratio below which the deletion is lethal")
+    common(why)
+
     cmp_ = sub.add_parser("compare", help="compare two model files")
     cmp_.add_argument("model_a")
     cmp_.add_argument("model_b")
@@ -108,7 +118,7 @@ def add_parsers(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     commands: dict[str, Callable[[argparse.Namespace, Settings], dict[str, Any]]] = {
         "essentiality": _essentiality, "phenotypes": _phenotypes, "fermentation": _fermentation, "fva": _fva,
-        "compare": _compare, "diagnose": _diagnose,
+        "compare": _compare, "diagnose": _diagnose, "explain": _explain,
     }
     try:
         settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
@@ -316,6 +326,27 @@ def _fva(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
              f"({result.optimum:.4g}): " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items())]
     lines += _write(args.out, COLUMNS, rows)
     return {"lines": lines, "rows": rows, "optimum": result.optimum, "counts": counts}
+
+
+def _explain(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    import dataclasses
+
+    from gem_flux_mcp.modeling.essentiality import Target
+    from gem_flux_mcp.modeling.explain import explain_deletion
+    from gem_flux_mcp.services.explain import explanation_sentence, named_precursors
+
+    target: Target = "genes" if args.gene else "reactions"
+    deleted = args.gene or args.reaction
+    model = _load(args.model)
+    biochem = _biochem(settings)
+    medium, _, _, _ = _on_medium(model, args, settings, biochem)
+    found = dataclasses.asdict(explain_deletion(model, deleted, target, args.threshold, biochem.reaction_details))
+    precursors = named_precursors(biochem, found)
+    lines = [f"{model.id} on {medium}: " + explanation_sentence(target, deleted, found, precursors)]
+    lines += [f"  {s['change']:<9} {s['reaction_id']:<16} {s['flux_wild_type']:>10.4g} -> {s['flux_deleted']:<10.4g} "
+              f"{s['origin']:<22} {','.join(s['genes'][:3]) or '(no gene)'}  {s['name'][:50]}" for s in found["route"]]
+    lines += [f"  not made: {p['name'] or p['id']} ({p['id']})" for p in precursors]
+    return {**found, "missing_precursors": precursors, "lines": lines}
 
 
 def _compare(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:

@@ -132,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gem_flux_mcp.cli.batch_command import run as run_batch
 
         return run_batch(args)
-    if args.command in {"essentiality", "phenotypes", "fermentation", "fva", "compare", "diagnose"}:
+    if args.command in {"essentiality", "phenotypes", "fermentation", "fva", "compare", "diagnose", "explain"}:
         from gem_flux_mcp.cli.analysis_commands import run
 
         return run(args)

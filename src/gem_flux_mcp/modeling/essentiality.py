@@ -57,7 +57,7 @@ def single_deletions(model: cobra.Model, target: Target = "genes", ids: Iterable
     resolve = optimum_resolver(model)
     last_report = time.monotonic()
     for done, item_id in enumerate(wanted):
-        closed = (_closed_by_gene(model, item_id) if target == "genes" else [item_id])
+        closed = (closed_by_gene(model, item_id) if target == "genes" else [item_id])
         result.closes[item_id] = closed
         if all(abs(float(fluxes[r])) <= ZERO_FLUX for r in closed):
             result.growth[item_id] = wild_type  # the wild-type optimum stays feasible
@@ -98,6 +98,6 @@ def check_ids(model: cobra.Model, target: Target, ids: Iterable[str] | None) -> 
     return wanted
 
 
-def _closed_by_gene(model: cobra.Model, gene_id: str) -> list[str]:
+def closed_by_gene(model: cobra.Model, gene_id: str) -> list[str]:
     gene = model.genes.get_by_id(gene_id)
     return sorted(r.id for r in gene.reactions if not r.gpr.eval(knockouts={gene_id}))

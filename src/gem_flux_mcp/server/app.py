@@ -49,8 +49,9 @@ bounds; build_media makes new ones.
 Models: build_model makes a draft from protein sequences; gapfill_model makes it grow on a
 medium (new id '<id>.gf', ATP-safe); import_model, list_models, get_model, export_model,
 revise_model, delete_model; run_fba optimises a model on a medium and records the result
-(knockouts and bounds for one call answer "what if"); predict_gene_essentiality tests every gene;
-predict_fermentation_products says what the organism secretes at optimal growth, and by which
+(knockouts and bounds for one call answer "what if"); predict_gene_essentiality tests every gene,
+explain_essentiality says why one deletion does or does not stop growth (the bypass, or what is
+no longer made); predict_fermentation_products says what the organism secretes at optimal growth, and by which
 pathway.
 Every failure returns an error envelope with error_code, details, suggestions,
 valid_next_steps and an example_call: follow them instead of retrying the same call.

@@ -11,24 +11,17 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from gem_flux_mcp.modeling.origins import ORIGINS as LABELLED_ORIGINS
+from gem_flux_mcp.modeling.origins import reaction_origin as origin_of
 from gem_flux_mcp.store.rows import ModelRow
 
 _GENE_TOKEN = re.compile(r"[^\s()]+")
-_BOUNDARY_PREFIXES = ("EX_", "DM_", "SK_", "bio", "ATPM")
 
-# Where a reaction came from: (key, label, colour), in the order charts stack them.
-ORIGINS: tuple[tuple[str, str, str], ...] = (
-    ("fasta_header", "header functions", "#4c78a8"),
-    ("fasta_header+homology", "header functions + homology", "#72b7b2"),
-    ("homology", "homology to BiGG proteins", "#54a24b"),
-    ("rast", "RAST", "#b279a2"),
-    ("gapfill", "gapfilling", "#e45756"),
-    ("gapfill_exchange", "gapfilling: new exchanges", "#ff9d98"),
-    ("revision", "revisions", "#f58518"),
-    ("template", "template, no genes (spontaneous)", "#bab0ac"),
-    ("boundary", "exchanges, biomass, maintenance", "#d8d8d8"),
-    ("unrecorded", "not recorded (imported or edited)", "#9d755d"),
-)
+# Where a reaction came from (modeling/origins.py), with the colour charts draw it in.
+_COLOURS = {"fasta_header": "#4c78a8", "fasta_header+homology": "#72b7b2", "homology": "#54a24b", "rast": "#b279a2",
+            "gapfill": "#e45756", "gapfill_exchange": "#ff9d98", "revision": "#f58518", "template": "#bab0ac",
+            "boundary": "#d8d8d8", "unrecorded": "#9d755d"}
+ORIGINS: tuple[tuple[str, str, str], ...] = tuple((key, label, _COLOURS[key]) for key, label in LABELLED_ORIGINS)
 ORIGIN_LABELS = {key: label for key, label, _ in ORIGINS}
 
 
@@ -92,24 +85,8 @@ def read_model_facts(data: bytes, row: ModelRow, revision_added: set[str]) -> Mo
 
 
 def reaction_origin(reaction: ReactionFacts, added_by_revision: bool) -> str:
-    """The ORIGINS key of one reaction."""
-    if added_by_revision:
-        return "revision"
-    sources = set(filter(None, reaction.sources.split(";")))
-    if sources & {"template_gapfill", "atp_correction", "medium_uptake", "end_product_export"}:
-        return "gapfill"
-    if "auto_generated" in sources:
-        return "gapfill_exchange"
-    if "rast" in sources:
-        return "rast"
-    if {"fasta_header", "homology"} <= sources:
-        return "fasta_header+homology"
-    for key in ("fasta_header", "homology", "template"):
-        if key in sources:
-            return key
-    if reaction.id.startswith(_BOUNDARY_PREFIXES):
-        return "boundary"
-    return "unrecorded"
+    """The ORIGINS key of one reaction (modeling/origins.py)."""
+    return origin_of(reaction.id, reaction.sources, added_by_revision)
 
 
 def evidence_text(evidence: str) -> str:

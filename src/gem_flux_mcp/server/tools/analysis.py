@@ -1,5 +1,6 @@
 """Analysis tools: the questions a model is built for, one call each (predict_gene_essentiality,
-predict_growth_phenotypes, predict_fermentation_products, run_fva, compare_models, diagnose_model)."""
+predict_growth_phenotypes, predict_fermentation_products, run_fva, compare_models, diagnose_model,
+explain_essentiality)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,16 @@ from gem_flux_mcp.rules.catalog import (
 from gem_flux_mcp.server.dependencies import Caller, current_caller, current_workspace
 from gem_flux_mcp.server.tools.common import CREATES, READ_ONLY, MediaId, ModelId, OutputPath, output_target, tool
 from gem_flux_mcp.server.worker import mcp_progress
-from gem_flux_mcp.services import compare, diagnose, essentiality, fermentation, phenotypes, results, variability
+from gem_flux_mcp.services import (
+    compare,
+    diagnose,
+    essentiality,
+    explain,
+    fermentation,
+    phenotypes,
+    results,
+    variability,
+)
 from gem_flux_mcp.services.workspace import Workspace
 
 ANALYSIS_TIMEOUT_S = 1800.0
@@ -79,6 +89,30 @@ def register(mcp: FastMCP) -> None:
             lambda ws: essentiality.prepare_essentiality(ws, model_id, media_id, target, genes, objective, threshold),
             lambda ws, job, outcome: essentiality.store_essentiality(ws, job, outcome, observed, offset,
                                                                      output_path=path))
+
+    @tool(mcp, "explain_essentiality", results.ExplainEssentialityResult,
+          {"title": "Explain a deletion", **CREATES})
+    async def explain_essentiality(
+        ctx: Context,
+        model_id: ModelId,
+        media_id: MediaId,
+        gene: Annotated[str | None, Field(description="The gene to delete (or give reaction)")] = None,
+        reaction: Annotated[str | None, Field(description="The reaction to delete (or give gene)")] = None,
+        threshold: Annotated[EssentialityThresholdArg, Field(description="Growth ratio below which the deletion "
+                                                                  "is lethal (essential)")] = 0.1,
+        objective: Annotated[str, Field(description="Reaction whose optimum is growth (default 'bio1')")] = "bio1",
+        caller: Caller = Depends(current_caller),
+    ) -> results.ExplainEssentialityResult:
+        """Why one deletion does or does not stop growth, when a screen and the model disagree. If
+        the model survives it: the route that carries the flux instead (reactions whose flux
+        appears, reverses or doubles against the wild type's minimal-total-flux solution), each
+        with direction, genes, how it entered the model (homology, template, gapfill, ...), its
+        evidence and its Gibbs energy where known. If not: the biomass components it no longer
+        makes. Runs in a worker process."""
+        return await run_analysis(
+            ctx, caller,
+            lambda ws: explain.prepare_explanation(ws, model_id, media_id, gene, reaction, objective, threshold),
+            explain.store_explanation)
 
     @tool(mcp, "predict_growth_phenotypes", results.PhenotypeResult,
           {"title": "Predict growth phenotypes", **CREATES})

@@ -38,6 +38,7 @@ from gem_flux_mcp.services.results.batch import (
     BatchStatusResult,
     BuildModelsBatchResult,
 )
+from gem_flux_mcp.services.results.explain import ExplainEssentialityResult, RouteReaction
 from gem_flux_mcp.services.results.fba import (
     ExchangeFlux,
     FbaResult,
@@ -109,6 +110,7 @@ __all__ = [
     "EssentialityResult",
     "EssentialitySummary",
     "ExchangeFlux",
+    "ExplainEssentialityResult",
     "ExportModelResult",
     "FbaResult",
     "FermentationResult",
@@ -143,6 +145,7 @@ __all__ = [
     "ReactionSearch",
     "Result",
     "ReviseModelResult",
+    "RouteReaction",
     "TableFile",
     "TopFlux",
     "VariabilityResult",
