@@ -85,6 +85,8 @@ case "$cmd" in
         setup
         .venv/bin/ruff check src tests benchmarks scripts
         .venv/bin/mypy
+        # the biochemistry index the tests build is kept between fast runs (rebuilt when the data change)
+        export GEMFLUX_TEST_CACHE_DIR="${GEMFLUX_TEST_CACHE_DIR:-.venv/test-cache}"
         exec .venv/bin/python -m pytest -m "not slow" "$@"
         ;;
     lock)

@@ -65,7 +65,14 @@ def data_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One index cache for the whole run: the index is built once (~15 s), then reused."""
+    """One index cache for the whole run: the index is built once (~15 s), then reused. With
+    GEMFLUX_TEST_CACHE_DIR (set by `./dev.sh test-fast`) it is kept between runs: the index is
+    rebuilt only when the reference data changes (its hash is checked on opening)."""
+    kept = os.environ.get("GEMFLUX_TEST_CACHE_DIR")
+    if kept:
+        path = Path(kept).resolve()
+        path.mkdir(parents=True, exist_ok=True)
+        return path
     return tmp_path_factory.mktemp("cache")
 
 

@@ -328,6 +328,7 @@ def test_indexed_mmseqs_search_finds_the_same_hits_and_is_built_once(data_dir: P
     assert built.stat().st_mtime_ns == stamp and list(index_dir.iterdir()) == [built.parent]
 
 
+@pytest.mark.slow  # kills a real index build mid-way (~4 s)
 def test_an_index_build_left_by_a_killed_build_is_removed(data_dir: Path, tmp_path: Path) -> None:
     """A build killed while indexing leaves its private folder (the index itself only ever
     appears whole, by one rename); the next search removes such folders once they are an hour

@@ -181,6 +181,7 @@ def same_boolean_function(rule: cobra.core.gene.GPR, other: cobra.core.gene.GPR,
     return all(rule.eval(knocked) == other.eval(knocked) for knocked in cases)
 
 
+@pytest.mark.slow  # ModelSEEDpy builds a draft of the whole E. coli proteome (~7 s)
 def test_an_imported_modelseedpy_model_exports_to_sbml(data_dir: Path, tmp_path: Path,
                                                       caplog: pytest.LogCaptureFixture) -> None:
     """A user's ModelSEEDpy model, brought in as COBRApy JSON, exports to SBML: a rule written

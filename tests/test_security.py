@@ -107,6 +107,7 @@ async def test_limits_on_client_controlled_values(server_env: dict[str, str], tm
         assert len(json.dumps(detail)) < 20_000
 
 
+@pytest.mark.slow  # real server processes (~5 s)
 def test_nan_and_infinity_in_raw_json_are_refused(server_env: dict[str, str], tmp_path: Path) -> None:
     """NaN/Infinity are not JSON, but Python's parser (and so the server's) accepts them."""
     save_json_model(textbook(), str(tmp_path / "textbook.json"))

@@ -100,6 +100,7 @@ async def test_bad_inputs_return_the_envelope_and_the_server_keeps_serving(
         assert ok["name"] == "H2O"
 
 
+@pytest.mark.slow  # a real stdio server under concurrent calls (~4 s)
 @pytest.mark.anyio
 async def test_concurrent_calls_on_one_connection(server_env: dict[str, str]) -> None:
     queries = ["glucose", "pyruvate", "atp", "nadh", "acetyl coa", "2.7.1.1", "kinase", "R00200"] * 4
