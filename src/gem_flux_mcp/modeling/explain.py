@@ -110,7 +110,7 @@ def explain_deletion(model: cobra.Model, deleted: str, target: Target = "genes",
                              used_in_wild_type=used)
         if result.essential:
             after = missing_biomass_precursors(model, objective)
-        elif reference is not None:
+        elif reference is not None and used:  # unused in the wild type: nothing to compare
             deleted_fluxes = _closest(model, objective, growth, reference)
     if result.essential:
         before = missing_biomass_precursors(model, objective, expand=False)
@@ -140,11 +140,7 @@ def _makers_instead(model: cobra.Model, closed: list[str], wild: dict[str, float
     products in it; when it makes none of them, the products of the reactions that would use them
     (acetyl-CoA carboxylase's malonyl-CoA becomes FabD's malonyl-ACP), at the nearest such step.
     Currency metabolites (water, protons, ATP, NAD(P)H, CO2, CoA, ...) are left out."""
-    products: set[str] = set()
-    for reaction in (model.reactions.get_by_id(r) for r in closed):
-        for sign in (1, -1):
-            if (sign > 0 and reaction.upper_bound > 0) or (sign < 0 and reaction.lower_bound < 0):
-                products |= {m.id for m, c in reaction.metabolites.items() if c * sign > 0 and not _currency(m.id)}
+    products = {m for r in closed for sign in (1, -1) for m in _made(model.reactions.get_by_id(r), sign)}
     found: dict[str, float] = {}
     for depth in range(MAKER_DEPTH):
         next_products: set[str] = set()
@@ -155,15 +151,21 @@ def _makers_instead(model: cobra.Model, closed: list[str], wild: dict[str, float
             found.update(makers)
             if not makers and depth + 1 < MAKER_DEPTH:
                 for user in met.reactions:
-                    if user.id in closed or (user.metabolites[met] > 0 and user.lower_bound >= 0):
-                        continue
-                    sign = 1 if user.metabolites[met] < 0 else -1  # the direction that uses met
-                    next_products |= {m.id for m, c in user.metabolites.items()
-                                      if c * sign > 0 and m.id != met_id and not _currency(m.id)}
+                    if user.id not in closed:
+                        sign = 1 if user.metabolites[met] < 0 else -1  # the direction that uses met
+                        next_products |= _made(user, sign) - {met_id}
         if found or not next_products:
             break  # the nearest step where the wild type makes something instead
         products = next_products
     return _steps(model, {r: (v, v, "replaces") for r, v in found.items()}, details)
+
+
+def _made(reaction: cobra.Reaction, sign: int) -> set[str]:
+    """What `reaction` makes run forward (sign 1) or backward (-1), currency metabolites left out;
+    nothing in a direction its bounds close."""
+    if (reaction.upper_bound <= 0) if sign > 0 else (reaction.lower_bound >= 0):
+        return set()
+    return {m.id for m, c in reaction.metabolites.items() if c * sign > 0 and not _currency(m.id)}
 
 
 def _closest(model: cobra.Model, objective: str, growth: float, reference: cobra.Solution) -> dict[str, float]:
