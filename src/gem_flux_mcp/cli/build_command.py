@@ -67,6 +67,8 @@ def build(args: argparse.Namespace) -> int:
               "wall_s": round(time.perf_counter() - started, 2), "peak_rss_mb": peak_kb // 1024}
     if args.report:
         Path(args.report).write_text(json.dumps(report, indent=2) + "\n")
+    if summary.get("genome_completeness"):
+        progress("done", 1.0, f"genome: {summary['genome_completeness']['verdict']}")
     progress("done", 1.0, f"{summary['num_reactions']} reactions, {summary['num_genes']} genes, "
              f"{summary['annotation']['gene_associated_reactions']} gene-associated reactions → {out}")
     return 0

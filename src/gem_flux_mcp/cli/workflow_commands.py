@@ -192,6 +192,7 @@ def _reconstruct(args: argparse.Namespace, settings: Settings, started: float) -
             + (f", {found.report['num_skipped']} skipped" if found.report["num_skipped"] else ""),
             *([f"genetic code: {found.report['translation_table_reason']}"]
               if found.report.get("translation_table_reason") else []),
+            *([f"genome: {summary['genome_completeness']['verdict']}"] if summary["genome_completeness"] else []),
             f"template {result.template}: {result.template_reason}",
             f"draft: {summary['draft'].get('num_reactions')} reactions, {summary['draft'].get('num_genes')} genes",
             *_gapfill_lines(result.gapfills),

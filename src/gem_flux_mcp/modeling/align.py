@@ -78,9 +78,11 @@ def write_fasta(records: Iterable[tuple[str, str]], path: Path) -> None:
             handle.write(f">{rid}\n{seq}\n")
 
 
-# The last search's hits: building one proteome twice (template 'auto' rebuilds a Gram-positive
-# genome with the GramPositive template) aligns it once. One entry, so memory stays bounded.
-_last_search: tuple[str, list[Hit]] | None = None
+# The last searches' hits: building one proteome twice (template 'auto' rebuilds a Gram-positive
+# genome with the GramPositive template) aligns it once, also after its marker search
+# (modeling/completeness.py). Two entries, so memory stays bounded.
+_RECENT_SEARCHES = 2
+_recent: dict[str, list[Hit]] = {}
 
 
 def _search_key(queries: dict[str, str], reference_fasta: Path, aligner: Aligner) -> str:
@@ -107,12 +109,13 @@ def search(
     is answered from memory. With `index_dir`, MMseqs2 keeps the reference's indexed database
     there and reuses it.
     """
-    global _last_search
     key = _search_key(queries, reference_fasta, aligner)
-    if _last_search is not None and _last_search[0] == key:
-        return list(_last_search[1])
+    if key in _recent:
+        return list(_recent[key])
     hits = _align(queries, reference_fasta, aligner, threads, index_dir)
-    _last_search = (key, hits)
+    _recent[key] = hits
+    while len(_recent) > _RECENT_SEARCHES:
+        del _recent[next(iter(_recent))]
     return list(hits)
 
 
@@ -176,7 +179,7 @@ def _align(queries: dict[str, str], reference_fasta: Path, aligner: Aligner, thr
             _run([str(aligner.binary), "makedb", "--in", str(reference_fasta), "-d", str(db), "--quiet",
                   "--threads", str(threads)])
             _run([str(aligner.binary), "blastp", "-q", str(query_path), "-d", str(db), "-o", str(out),
-                  "--threads", str(threads), "--evalue", str(MAX_EVALUE), "--max-target-seqs", "10", "--quiet",
+                  "--threads", str(threads), "--evalue", str(MAX_EVALUE), "--max-target-seqs", "20", "--quiet",
                   "--outfmt", "6", "qseqid", "sseqid", "pident", "evalue", "bitscore"])
         elif index_dir is not None:
             target = indexed_target(reference_fasta, aligner, index_dir, threads)

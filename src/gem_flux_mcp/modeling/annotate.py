@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from ..data.reference import Reference
 from . import align
 from .bigg_match import OUTSIDE, inside_id, template_reaction_id
+from .completeness import GenomeCompleteness, MarkerSet, count_markers, reference_with_markers
 
 MIN_IDENTITY = 40.0  # percent; below this, a best hit says little about the reaction (ALIGNERS.md)
 WEAK_MIN_IDENTITY = 25.0  # hits from here up to MIN_IDENTITY are kept as weak evidence for gapfilling
@@ -176,6 +177,8 @@ class HomologyResult:
     # template reaction id -> best hit below MIN_IDENTITY: not enough to add the reaction, but
     # makes it cheaper for gapfilling
     weak: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # universal single-copy markers found in the same search (modeling/completeness.py)
+    completeness: GenomeCompleteness | None = None
 
 
 def best_hits(hits: Iterable[align.Hit], fraction: float = 0.999) -> dict[str, list[align.Hit]]:
@@ -201,17 +204,27 @@ def homology_reactions(
     min_identity: float = MIN_IDENTITY,
     threads: int | None = None,
     boundary: set[str] | None = None,
+    markers: MarkerSet | None = None,
 ) -> HomologyResult:
     """Template reactions supported by the BiGG reactions of each protein's best hits. Near-best
     hits (NEAR_BEST) add only reactions at the cell's boundary (`boundary`: template reactions
     with an outside compound, and outside copies): a protein whose best hit is in a model that
     runs its enzyme inside the cell, or has no transporter for it, may be the close homolog of a
-    transporter or an outside enzyme of another model."""
+    transporter or an outside enzyme of another model.
+
+    With `markers`, their proteins are searched in the same run (one search, one index) and
+    counted apart: a marker protein is never a homology hit."""
     aligner = aligner or align.choose_aligner()
     started = time.perf_counter()
-    hits = align.search(proteins, reference.filtered_fasta(cache_dir), aligner, threads,
-                        index_dir=_index_dir(cache_dir))
+    searched = reference.filtered_fasta(cache_dir)
+    if markers is not None:
+        searched = reference_with_markers(searched, markers, _index_dir(cache_dir))
+    hits = align.search(proteins, searched, aligner, threads, index_dir=_index_dir(cache_dir))
     aligned_seconds = time.perf_counter() - started
+    completeness = None
+    if markers is not None:
+        completeness = count_markers((h for h in hits if h.target in markers.proteins), markers)
+        hits = [h for h in hits if h.target not in markers.proteins]
     rules = reference.rules()
     best = best_hits(hits)
 
@@ -270,6 +283,7 @@ def homology_reactions(
         queries_assigned=len(best_of), excluded_models=reference.excluded, seconds_aligning=aligned_seconds,
         weak=_weak_support(best, best_of.keys() | near_queries, rules, aliases, template_ids=template_reaction_ids,
                            min_identity=min_identity),
+        completeness=completeness,
     )
 
 

@@ -33,6 +33,7 @@ from .annotate import (
 )
 from .bigg_match import Aliases, StoichiometricAliases, bound_carrier_pairs, inside_id
 from .biomass_needs import drop_dispensable_cofactors, require_essential_lps
+from .completeness import bundled_markers, completeness_summary, estimate_completeness
 from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport
 from .inputs import Protein, product_from_description
 from .rast import annotate_with_rast
@@ -129,8 +130,14 @@ def build_draft(
             {r.id for r in template.reactions}, cache_dir,
             aligner=align.choose_aligner(options.aligner), threads=options.align_threads,
             boundary={r.id for r in template.reactions if any(m.compartment == "e" for m in r.metabolites)},
+            markers=bundled_markers(),
         )
         lap("homology")
+    completeness = homology.completeness if homology is not None else None
+    if completeness is None:  # no homology search to ride on: the markers alone
+        completeness = estimate_completeness({p.id: p.sequence for p in proteins},
+                                             align.choose_aligner(options.aligner), options.align_threads)
+        lap("completeness")
 
     # ---- assemble
     progress("assemble", 0.70, "assembling the draft model")
@@ -193,6 +200,7 @@ def build_draft(
         "gene_associated_reactions": sum(1 for r in model.reactions if r.genes),
         "atp_driven_transporters_made_one_way": len(oriented),
         "atp_driven_reactions_made_one_way": len(coupled),
+        "genome_completeness": completeness_summary(completeness),
     }
     if homology is not None:
         annotation["homology"] = {
@@ -338,6 +346,8 @@ def describe_draft(model: cobra.Model, template: str, annotation: dict[str, Any]
     quality = ("High-quality draft" if n > 1000 else "Good draft" if n > 500
                else "Basic draft" if n > 100 else "Minimal draft")
     gene_associated = annotation.get("gene_associated_reactions", 0)
+    completeness = annotation.get("genome_completeness")
+    annotation = {k: v for k, v in annotation.items() if k != "genome_completeness"}
     return {
         "num_reactions": n,
         "num_metabolites": summary["num_metabolites"],
@@ -351,6 +361,7 @@ def describe_draft(model: cobra.Model, template: str, annotation: dict[str, Any]
         "atpm_reaction_id": ATPM_ID,
         "statistics": summary["statistics"],
         "annotation": annotation,
+        "genome_completeness": completeness,
         "model_properties": {"is_draft": True, "requires_gapfilling": True,
                              "estimated_growth_without_gapfilling": 0.0},
         "interpretation": {
@@ -359,5 +370,6 @@ def describe_draft(model: cobra.Model, template: str, annotation: dict[str, Any]
                                            annotation.get("reactions_by_source", {}).items()) or "no evidence",
             "model_state": "draft: not gapfilled; it usually cannot grow until gapfill_model adds missing reactions",
             "readiness": "ready for gapfill_model",
+            **({"genome": completeness["verdict"]} if completeness else {}),
         },
     }

@@ -63,6 +63,7 @@ class Reconstruction:
             "num_reactions": len(self.model.reactions), "num_metabolites": len(self.model.metabolites),
             "num_genes": len(self.model.genes),
             "draft": {k: self.draft[k] for k in ("num_reactions", "num_genes") if k in self.draft},
+            "genome_completeness": self.draft.get("genome_completeness"),
             "gapfills": [{"medium": g.medium, "growth_before": g.growth_before, "growth_after": g.growth_after,
                           "reactions_added": g.reactions_added, "quality_checks_passed": g.quality_checks_passed,
                           "seconds": g.seconds} for g in self.gapfills],

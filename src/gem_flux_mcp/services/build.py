@@ -169,7 +169,9 @@ def store_draft(ws: Workspace, job: BuildJob, model_name: str | None, built: Bui
         model_name=model_name, source="built", template=built.summary["template_used"], derived_from=None,
         extra={"annotation": {k: annotation[k] for k in ("sources_used", "reactions_by_source",
                                                          "gene_associated_reactions") if k in annotation},
-               **({"homology": annotation["homology"]} if "homology" in annotation else {})},
+               **({"homology": annotation["homology"]} if "homology" in annotation else {}),
+               **({"genome_completeness": built.summary["genome_completeness"]}
+                  if built.summary.get("genome_completeness") else {})},
     )
     return results.BuildModelResult.model_validate({
         "success": True, **model_info(row), "model_name": model_name, "annotated_with_rast": job.annotate_with_rast,

@@ -124,6 +124,20 @@ def results_table(row: ModelRow, results: list[ResultRow]) -> str:
                  "predict_growth_phenotypes, predict_gene_essentiality, run_fva and diagnose_model record theirs.")
 
 
+def genome_section(lineage: Family, row: ModelRow) -> str:
+    """How complete the genome behind the model looks (its draft's marker genes)."""
+    found = next((r.extra["genome_completeness"] for r in lineage.ancestors(row.model_id)
+                  if isinstance(r.extra.get("genome_completeness"), dict)), None)
+    if found is None:
+        return ""
+    missing = ", ".join(found.get("missing_markers") or []) or "none"
+    doubled = ", ".join(f"{family} ({len(genes)})" for family, genes in (found.get("duplicated_markers") or {}).items())
+    return (f"<h2 id=genome-title>Genome</h2><p id=genome-verdict>{e(found.get('verdict'))}.</p>"
+            + cards([("completeness %", found.get("completeness")), ("contamination %", found.get("contamination")),
+                     ("markers", found.get("markers"))])
+            + f"<p class=muted>Markers not found: {e(missing)}. Found more than once: {e(doubled or 'none')}.</p>")
+
+
 def model_body(source: DashboardSource, row: ModelRow) -> str:
     lineage = loaders.family(source, row)
     facts = loaders.model_facts(source, row, lineage)
@@ -137,6 +151,7 @@ def model_body(source: DashboardSource, row: ModelRow) -> str:
         f"{' · last medium ' + e(row.last_media_id) if row.last_media_id else ''}{compare}</p>",
         cards([("reactions", row.num_reactions), ("metabolites", row.num_metabolites), ("genes", row.num_genes),
                ("exchanges", row.num_exchanges), ("compartments", len(row.compartments))]),
+        genome_section(lineage, row),
         "<h2 id=origins-title>Where the reactions came from</h2>", origin_figure(facts),
         "<h2 id=lineage-title>Lineage</h2>",
         figure(lineage_svg(lineage, row.model_id), "Draft → gapfilled (.gf) → revisions; click a model to open it."),

@@ -28,7 +28,8 @@ SUMMARY_TSV = "summary.tsv"
 SUMMARY_JSON = "summary.json"
 
 TSV_COLUMNS = (
-    "genome", "status", "template", "num_proteins", "genes_called", "translation_table", "num_reactions",
+    "genome", "status", "template", "num_proteins", "genes_called", "translation_table", "completeness",
+    "contamination", "num_reactions",
     "num_metabolites", "num_genes", "draft_reactions", "gapfill_added", "growth", "quality_checks_passed",
     "phenotypes", "build_s", "gapfill_s", "total_s", "worker_peak_rss_mb", "attempts", "skipped", "model_file",
     "stored_model_id", "store_error", "error_code", "error_message",

@@ -140,6 +140,7 @@ def _run(task: GenomeTask, row: dict[str, Any]) -> tuple[dict[str, Any], dict[st
         status="ok", template=result.template, num_reactions=summary["num_reactions"],
         num_metabolites=summary["num_metabolites"], num_genes=summary["num_genes"],
         draft_reactions=summary["draft"].get("num_reactions"),
+        **_completeness_columns(result.draft.get("genome_completeness")),
         gapfill_added=sum(step.reactions_added for step in result.gapfills),
         growth=result.growth,
         quality_checks_passed=all(step.quality_checks_passed for step in result.gapfills),
@@ -152,6 +153,11 @@ def _run(task: GenomeTask, row: dict[str, Any]) -> tuple[dict[str, Any], dict[st
                "gapfill_reports": {step.medium: step.report for step in result.gapfills},
                "phenotype_panels": phenotypes}
     return row, details
+
+
+def _completeness_columns(found: dict[str, Any] | None) -> dict[str, Any]:
+    """The summary's columns a user sorts 1,000 MAGs by."""
+    return {"completeness": found["completeness"], "contamination": found["contamination"]} if found else {}
 
 
 def _panels(model: Any, task: GenomeTask, biochem: Any) -> dict[str, dict[str, Any]]:

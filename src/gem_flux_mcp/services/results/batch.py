@@ -19,6 +19,9 @@ class BatchGenome(Result):
     genes_called: int | None = None
     translation_table: int | None = Field(default=None, description="Genetic code the genes were called with "
                                           "(genomes in single mode; None for proteins and meta mode)")
+    completeness: float | None = Field(default=None, description="Share of universal single-copy marker genes "
+                                       "found, % (build_model's genome_completeness)")
+    contamination: float | None = Field(default=None, description="Extra marker copies per marker, %")
     num_reactions: int | None = None
     num_genes: int | None = None
     gapfill_added: int | None = None

@@ -78,6 +78,21 @@ class ModelStatistics(Result):
     transport_reactions: int = Field(description="Reactions with metabolites in more than one compartment")
 
 
+class GenomeCompleteness(Result):
+    completeness: float = Field(description="Share of the universal single-copy marker genes found, in %")
+    contamination: float = Field(description="Extra copies of those markers per marker, in % (CheckM's "
+                                             "definition; a second copy is most often another organism's)")
+    markers: int = Field(description="Marker gene families looked for (ribosomal proteins, aminoacyl-tRNA "
+                                     "synthetases, RNA polymerase, translation factors, ...)")
+    markers_found: int
+    extra_copies: int
+    verdict: str = Field(description="near complete, partial (medium-quality draft), fragmentary or "
+                                     "contaminated (MIMAG's tiers, by markers only), with the counts")
+    missing_markers: list[str] = Field(description="Marker families not found")
+    duplicated_markers: dict[str, list[str]] = Field(description="Marker family -> the proteins found for it, "
+                                                                 "where more than one")
+
+
 class BuildModelResult(ModelInfo):
     success: Literal[True] = True
     annotated_with_rast: bool
@@ -92,6 +107,9 @@ class BuildModelResult(ModelInfo):
         description="Evidence summary: sources used, reactions per source (fasta_header, homology, rast), "
                     "gene-associated reactions, homology search figures. Per-reaction evidence is in the "
                     "model's reaction notes (gemflux_sources, gemflux_evidence)")
+    genome_completeness: GenomeCompleteness | None = Field(
+        default=None, description="How complete and how contaminated the genome looks, from universal "
+                                  "single-copy marker genes found in the proteins")
     model_properties: dict[str, Any]
     input: dict[str, Any] = Field(
         description="What was read: input_kind (protein_fasta, genome_fasta, genbank, gff3, inline_proteins), "
