@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
-from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.errors import NotFoundError, ValidationError
 from gem_flux_mcp.rules.catalog import GAPFILL_MODE, GAPFILL_TEMPLATE, TARGET_GROWTH_RATE
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium, worker_biochem
@@ -165,6 +165,9 @@ def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> re
     if atp and job.atp_correction is None and not parent.extra.get("atp_correction"):
         ws.store.add_result(ws.workspace_id, key, "atp_correction", None, atp)
     more = reactions_page(entries, 0)
+    genome = _genome_note(genome_completeness(ws, parent), report.get("additions_by_context"))
+    if genome:
+        report["interpretation"] = {**report["interpretation"], "genome": genome}
     return results.GapfillModelResult.model_validate({
         "success": True, "model_id": new_id, "original_model_id": key, "media_id": job.media_id,
         "media_ids": media_ids,
@@ -183,6 +186,39 @@ def store_gapfill(ws: Workspace, job: GapfillJob, outcome: GapfillOutcome) -> re
             *([job.template_note] if job.template_note else []),
         ],
     })
+
+
+def genome_completeness(ws: Workspace, row: ModelRow) -> dict[str, Any] | None:
+    """The marker-gene estimate of the genome a model was built from (its own or an ancestor's)."""
+    seen: set[str] = set()
+    current: ModelRow | None = row
+    while current is not None and current.model_id not in seen:
+        seen.add(current.model_id)
+        found = current.extra.get("genome_completeness")
+        if isinstance(found, dict):
+            return found
+        if not current.derived_from:
+            break
+        try:
+            current = ws.store.get_model_row(ws.workspace_id, current.derived_from)
+        except NotFoundError:  # the ancestor was deleted
+            break
+    return None
+
+
+def _genome_note(genome: dict[str, Any] | None, contexts: dict[str, Any] | None) -> str:
+    """What the additions without genes may mean for this genome."""
+    if not genome or not contexts:
+        return ""
+    gaps = contexts.get("gap_in_covered_pathway", 0)
+    text = (f"The genome looks {genome['completeness']:.0f} % complete ({genome['markers_found']} of "
+            f"{genome['markers']} single-copy markers). Of the {contexts.get('without_evidence', 0)} additions "
+            f"without genes, {gaps} fill one missing step between steps the genome has and "
+            f"{contexts.get('stretch_without_genes', 0)} sit in stretches without genes")
+    if genome["completeness"] < 90.0:
+        return (text + f": with about {100 - genome['completeness']:.0f} % of the genes missing, many of the "
+                "single missing steps are likely genes the assembly lost, not gaps of the organism.")
+    return text + ": the genome looks complete, so these are gaps of the annotation or of the organism."
 
 
 def reactions_page(entries: list[dict[str, Any]], offset: int, size: int = PAGE_SIZE) -> dict[str, Any]:

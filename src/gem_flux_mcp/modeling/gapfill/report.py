@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from gem_flux_mcp.modeling.gapfill.reliance import addition_contexts
+
 if TYPE_CHECKING:
     from gem_flux_mcp.modeling.gapfill.run import GapfillRun
 
@@ -125,6 +127,7 @@ def describe(run: GapfillRun, details: ReactionDetails, target: float) -> dict[s
         "num_reactions_added": len(entries),
         "reactions_added": entries,
         "pathway_summary": pathway_summary(entries),
+        "additions_by_context": addition_contexts(run.model, entries),
         "atp_correction": {
             "performed": atp is not None,
             "media_tested": atp.media_tested if atp else 0,
@@ -195,4 +198,9 @@ def _warnings(run: GapfillRun) -> list[str]:
         notes.append("The model grows without a carbon source: check mass-imbalanced reactions.")
     if not quality["growth_on_medium"]["passed"]:
         notes.append("Growth on the medium is below the target.")
+    share = quality.get("flux_through_gapfilled_reactions", {})
+    if not share.get("passed", True):
+        notes.append(f"{share['active_gapfilled']} of the {share['active_reactions']} reactions active at optimum "
+                     f"were gapfilled (more than {100 * share['threshold']:.0f} %): the model rests much on reactions "
+                     "without genes; an incomplete genome (see build_model's genome_completeness) is a common cause.")
     return notes

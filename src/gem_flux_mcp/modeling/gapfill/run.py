@@ -35,6 +35,7 @@ from gem_flux_mcp.modeling.gapfill.network import (
     load_atp_media,
     named_media,
 )
+from gem_flux_mcp.modeling.gapfill.reliance import flux_through_added
 from gem_flux_mcp.modeling.gapfill.uptake import UptakeResult, complete_uptake
 from gem_flux_mcp.modeling.translation import trna_ligases
 
@@ -157,6 +158,12 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
     progress("verify", 0.9, "checking growth and energy with COBRApy")
     after = {name: growth_on(work, medium, objective) for name, medium in named.items()}
     quality = quality_checks(work, named, no_carbon, objective, options.target_growth)
+    # informational (not in all_passed): how much of the optimum runs through what was added
+    added = {r for r, _ in (atp.added if atp is not None and not reused else [])}
+    added |= {r for r, _ in (genome.added + genome.reversed if genome is not None else [])}
+    added |= {r for r, _ in (uptake.added if uptake is not None else [])}
+    quality["flux_through_gapfilled_reactions"] = flux_through_added(work, next(iter(named.values())), objective,
+                                                                     added)
     timings["verify"] = time.perf_counter() - started - sum(timings.values())
     timings["total"] = time.perf_counter() - started
     return GapfillRun(work, min(before.values()), min(after.values()), atp, reused, genome, quality,

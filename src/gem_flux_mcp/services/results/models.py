@@ -164,6 +164,12 @@ class GapfillModelResult(Result):
     reactions_next_offset: int | None = Field(
         description="Offset for get_model(gapfill_reactions_offset=...) to read the next page; null at the end")
     pathway_summary: dict[str, Any]
+    additions_by_context: dict[str, Any] | None = Field(
+        default=None, description="The added reactions without genes or genome evidence, by where they sit: "
+                                  "gap_in_covered_pathway (one missing step: reactions with genes make its "
+                                  "substrate and use its product), stretch_without_genes (a run of steps without "
+                                  "genes: a pathway the organism lacks, or sequence an incomplete genome lost); "
+                                  "with_genes_or_evidence counts the others")
     atp_correction: dict[str, Any]
     genomescale_gapfill: dict[str, Any]
     medium_uptake: dict[str, Any] = Field(
@@ -174,7 +180,9 @@ class GapfillModelResult(Result):
                     "no_atp_driven_transport_backwards (no ABC transporter or P-type ATPase may run in the "
                     "direction that makes ATP); "
                     "for information, atp_per_glucose (aerobic / anaerobic; a respiring model makes ~20-30 "
-                    "aerobically, 2-3 without O2)")
+                    "aerobically, 2-3 without O2) and flux_through_gapfilled_reactions (reaction_share: the share "
+                    "of reactions active at the minimal-total-flux optimum that were added, and flux_share; "
+                    "above the threshold the answer warns)")
     interpretation: dict[str, Any]
     model_properties: dict[str, Any]
     timings_s: dict[str, float]
