@@ -164,6 +164,10 @@ def test_draft_structure(subset_draft) -> None:  # type: ignore[no-untyped-def]
     summary = describe_draft(model, "GramNegative", result.annotation)
     assert summary["num_genes"] == len(model.genes) and summary["has_biomass_reaction"]
     assert summary["annotation"]["gene_associated_reactions"] == sum(1 for r in model.reactions if r.genes)
+    # the subset's marker genes: every protein it found is one of the subset's, and at most all
+    genome = summary["genome_completeness"]
+    assert 0 <= genome["markers_found"] <= genome["markers"] and "genome_completeness" not in summary["annotation"]
+    assert all(gene in ids for genes in genome["duplicated_markers"].values() for gene in genes)
 
 
 def test_sources_can_be_switched_off(data_dir: Path, biochem: BiochemIndex, tmp_path: Path) -> None:

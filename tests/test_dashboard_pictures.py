@@ -68,6 +68,7 @@ class Lab:
     jobs_page_after: str = ""
     lab_b_jobs: list[Any] = field(default_factory=list)
     predictions: list[dict[str, Any]] = field(default_factory=list)  # get_model(include_predictions=true)
+    built: dict[str, Any] = field(default_factory=dict)  # build_model's answer
 
 
 def _observed_carbon(biochem: BiochemIndex) -> dict[str, bool]:
@@ -104,6 +105,7 @@ async def _make_everything(lab: Lab, observed: dict[str, bool]) -> None:
                 await anyio.sleep(0.2)
         lab.jobs_page_after = (await http.get(f"{lab.url}/jobs", headers=headers_a)).text
         lab.draft = built["model_id"]
+        lab.built = built
         lab.gapfilled = await call(client, "gapfill_model", {"model_id": lab.draft, "media_id": MEDIUM})
         gf = lab.gapfilled["model_id"]
         lab.fba = await call(client, "run_fba", {"model_id": gf, "media_id": MEDIUM, "pfba": True,
@@ -194,6 +196,11 @@ def test_the_model_page_shows_origins_gapfill_lineage_and_results(lab: Lab, driv
     assert dict(origins)["gapfill"] >= lab.gapfilled["genomescale_gapfill"]["new_reactions"]
     gapfill_rows = driver.find_elements(By.CSS_SELECTOR, "#gapfill-reactions tr")[1:]
     assert len(gapfill_rows) == lab.gapfilled["reactions_added_total"]
+    # the genome behind it: the draft's marker genes, as build_model answered them
+    genome = lab.built["genome_completeness"]
+    assert genome["completeness"] >= 95 and genome["contamination"] <= 5, genome
+    assert driver.find_element(By.ID, "genome-verdict").text == genome["verdict"] + "."
+    assert "genome" in lab.gapfilled["interpretation"]
     nodes = {a.get_attribute("data-model") for a in driver.find_elements(By.CSS_SELECTOR, "#lineage [data-model]")}
     assert nodes == {lab.draft, gf, lab.revised["model_id"]}
     kinds = {a.get_attribute("data-kind") for a in driver.find_elements(By.CSS_SELECTOR, "#results a[data-kind]")}

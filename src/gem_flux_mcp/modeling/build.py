@@ -135,8 +135,11 @@ def build_draft(
         lap("homology")
     completeness = homology.completeness if homology is not None else None
     if completeness is None:  # no homology search to ride on: the markers alone
-        completeness = estimate_completeness({p.id: p.sequence for p in proteins},
-                                             align.choose_aligner(options.aligner), options.align_threads)
+        try:
+            completeness = estimate_completeness({p.id: p.sequence for p in proteins},
+                                                 align.choose_aligner(options.aligner), options.align_threads)
+        except LibraryError:  # no aligner: a build from names alone still works, without the estimate
+            completeness = None
         lap("completeness")
 
     # ---- assemble
@@ -200,7 +203,7 @@ def build_draft(
         "gene_associated_reactions": sum(1 for r in model.reactions if r.genes),
         "atp_driven_transporters_made_one_way": len(oriented),
         "atp_driven_reactions_made_one_way": len(coupled),
-        "genome_completeness": completeness_summary(completeness),
+        **({"genome_completeness": completeness_summary(completeness)} if completeness is not None else {}),
     }
     if homology is not None:
         annotation["homology"] = {
