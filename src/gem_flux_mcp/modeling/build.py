@@ -34,6 +34,7 @@ from .annotate import (
 from .bigg_match import Aliases, StoichiometricAliases, bound_carrier_pairs, inside_id
 from .biomass_needs import drop_dispensable_cofactors, require_essential_lps
 from .completeness import bundled_markers, completeness_summary, estimate_completeness
+from .decarboxylation import orient_decarboxylations
 from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport
 from .inputs import Protein, product_from_description
 from .rast import annotate_with_rast
@@ -178,6 +179,8 @@ def build_draft(
     # and so do the ligases and carboxylases the database calls irreversible
     details = aliases.reaction_details({r.id.split("_")[0] for r in model.reactions})
     coupled = orient_atp_coupled_reactions(model, {k: d["reversibility"] for k, d in details.items()})
+    # and no decarboxylation fixes CO2 backwards without an energy source
+    decarboxylations = orient_decarboxylations(model, {k: d["deltag"] for k, d in details.items()})
     gene_sources: dict[str, set[str]] = {}
     for (gene, _), items in role_sources.items():
         gene_sources.setdefault(gene, set()).update(item["source"] for item in items)
@@ -203,6 +206,7 @@ def build_draft(
         "gene_associated_reactions": sum(1 for r in model.reactions if r.genes),
         "atp_driven_transporters_made_one_way": len(oriented),
         "atp_driven_reactions_made_one_way": len(coupled),
+        "decarboxylations_made_one_way": len(decarboxylations),
         **({"genome_completeness": completeness_summary(completeness)} if completeness is not None else {}),
     }
     if homology is not None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gem_flux_mcp.modeling.decarboxylation import decarboxylating_sign
 from gem_flux_mcp.modeling.energy import atp_hydrolysis_sign, moves_solute
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
 
@@ -164,7 +165,8 @@ class Network:
             lower, upper = reaction.lower_bound, reaction.upper_bound
             template_reaction = find_template_reaction(template, reaction.id)
             gapfill_dir = getattr(template_reaction, "GapfillDirection", "=") if template_reaction else ""
-            offered = _offered_directions(gapfill_dir, stoich, reversibility.get(reaction.id.split("_")[0], "?"))
+            offered = _offered_directions(gapfill_dir, stoich, reversibility.get(reaction.id.split("_")[0], "?"),
+                                          deltag.get(reaction.id.split("_")[0]))
             self._note_transport(reaction.id, stoich)
             for sign in (1, -1):
                 top = upper if sign > 0 else -lower
@@ -184,7 +186,8 @@ class Network:
                 continue
             self._note_transport(rid, stoich)
             for sign in _offered_directions(template_reaction.GapfillDirection, stoich,
-                                            reversibility.get(template_reaction.id.split("_")[0], "?")):
+                                            reversibility.get(template_reaction.id.split("_")[0], "?"),
+                                            deltag.get(template_reaction.id.split("_")[0])):
                 cost = _direction_cost(template_reaction, sign) * discounts.get(rid, 1.0)
                 add(Flux(rid, sign, "template", cost), stoich, 0.0, 0.0)
             new_extracellular.update(m for m in stoich if re.match(r"^cpd\d{5}_e0$", m))
@@ -268,15 +271,17 @@ def find_template_reaction(template: Any, reaction_id: str) -> Any:
 
 
 def _offered_directions(gapfill_direction: str, stoichiometry: Mapping[str, float],
-                        database: str = "?") -> tuple[int, ...]:
+                        database: str = "?", deltag: float | None = None) -> tuple[int, ...]:
     """The directions gapfilling may add: those the template allows, less the direction
     ModelSEED's thermodynamic estimate rules out (`database` '>' or '<': e.g. nitric oxide
-    dioxygenase run backwards would make O2 from nitrate) and the ATP-making direction of an
-    ATP-driven transporter."""
+    dioxygenase run backwards would make O2 from nitrate), the ATP-making direction of an
+    ATP-driven transporter and the CO2-fixing direction of a decarboxylation (decarboxylation.py)."""
     allowed = {"=": (1, -1), ">": (1,), "<": (-1,)}.get(gapfill_direction, ())
     possible = {">": (1,), "<": (-1,)}.get(database, (1, -1))
     hydrolysing = atp_hydrolysis_sign(stoichiometry)
-    return tuple(s for s in allowed if s in possible and (hydrolysing is None or s == hydrolysing))
+    releasing = decarboxylating_sign(stoichiometry, deltag)
+    return tuple(s for s in allowed if s in possible and (hydrolysing is None or s == hydrolysing)
+                 and (releasing is None or s == releasing))
 
 
 def _direction_cost(template_reaction: Any, sign: int) -> float:

@@ -194,6 +194,9 @@ def _warnings(run: GapfillRun) -> list[str]:
     if run.atp_transport_oriented:
         notes.append(f"{len(run.atp_transport_oriented)} ATP-driven transporters or reactions could run backwards "
                      "(making ATP); they now only hydrolyse ATP.")
+    if run.decarboxylations_oriented:
+        notes.append(f"{len(run.decarboxylations_oriented)} decarboxylations could run backwards (fixing CO2 without "
+                     "an energy source); they now only release CO2.")
     if not quality["growth_without_carbon"]["passed"]:
         notes.append("The model grows without a carbon source: check mass-imbalanced reactions.")
     if not quality["growth_on_medium"]["passed"]:

@@ -14,6 +14,7 @@ import numpy as np
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, InfeasibilityError, LibraryError, ValidationError
+from gem_flux_mcp.modeling.decarboxylation import orient_decarboxylations
 from gem_flux_mcp.modeling.energy import orient_atp_coupled_reactions, orient_atp_driven_transport
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
 from gem_flux_mcp.modeling.gapfill.atp import AtpCorrection, correct_atp
@@ -61,6 +62,7 @@ class GapfillRun:
     by_medium: dict[str, tuple[float, float]] = field(default_factory=dict)
     uptake: UptakeResult | None = None
     atp_transport_oriented: list[str] = field(default_factory=list)  # ATP-making directions closed first
+    decarboxylations_oriented: list[str] = field(default_factory=list)  # CO2-fixing directions closed first
 
 
 @contextlib.contextmanager
@@ -112,6 +114,7 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
     # an ATP-driven transporter never runs backwards to make ATP (drafts built before this rule,
     # imported models)
     oriented = orient_atp_driven_transport(work) + orient_atp_coupled_reactions(work, facts.reversibility)
+    decarboxylations = orient_decarboxylations(work, facts.deltag)  # and no CO2 is fixed without energy
     objective = pick_objective(work)
     no_carbon = {name: carbon_free(medium, formulas) for name, medium in named.items()}
     progress("baseline", 0.02, "growth before gapfilling")
@@ -168,7 +171,7 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
     timings["total"] = time.perf_counter() - started
     return GapfillRun(work, min(before.values()), min(after.values()), atp, reused, genome, quality,
                       {k: round(v, 3) for k, v in timings.items()}, objective,
-                      {name: (before[name], after[name]) for name in named}, uptake, oriented)
+                      {name: (before[name], after[name]) for name in named}, uptake, oriented, decarboxylations)
 
 
 def _infeasible(model: cobra.Model, template: Any, named: Mapping[str, Medium], short: list[str], objective: str,
