@@ -183,3 +183,59 @@ def test_dispensable_cofactors_leave_the_biomass_and_their_mass_stays(data_dir: 
     assert len({round(c, 12) for c in kept.values()}) == 1 and next(iter(kept.values())) < -0.003
     assert grams(biomass) == pytest.approx(mass, rel=1e-9)
     assert drop_dispensable_cofactors(model, template, gram_positive=True) == []
+
+
+@pytest.mark.parametrize("template_name", ["GramNegative", "GramPositive"])
+def test_branched_lipids_give_way_to_straight_chains_without_the_dehydrogenase(data_dir: Path,
+                                                                                 template_name: str) -> None:
+    """The template biomass's lipid and lipoteichoic-acid species in equal moles, as ModelSEEDpy
+    writes them: without a gene for the branched-chain 2-oxo acid dehydrogenase every iso- and
+    anteiso-heptadecanoyl species is replaced by the stearoyl species of its class, the biomass
+    keeps its grams; with one (a gene on rxn01207), nothing changes."""
+    from gem_flux_mcp.modeling.biomass_needs import STRAIGHT_CHAIN, straight_chain_lipids
+
+    template = load_template(data_dir, template_name)
+
+    def lipid_biomass(with_dehydrogenase: bool) -> tuple[cobra.Model, cobra.Reaction]:
+        model = cobra.Model("lipids")
+        biomass = cobra.Reaction("bio1")
+        model.add_reactions([biomass])
+        biomass.add_metabolites({c.metabolite.to_metabolite("0"): -0.001
+                                 for c in template.biomasses[0].templateBiomassComponents
+                                 if c.comp_class in ("lipid", "cellwall") and c.metabolite.id[:8] in
+                                 {*STRAIGHT_CHAIN, *STRAIGHT_CHAIN.values()}})
+        if with_dehydrogenase:
+            dehydrogenase = cobra.Reaction("rxn01207_c0")
+            model.add_reactions([dehydrogenase])
+            dehydrogenase.gene_reaction_rule = "bkdA1 and bkdA2"
+        return model, biomass
+
+    def grams(reaction: cobra.Reaction) -> float:
+        return -sum(c * m.formula_weight for m, c in reaction.metabolites.items())
+
+    model, biomass = lipid_biomass(with_dehydrogenase=False)
+    branched = {m.id[:8] for m in biomass.metabolites} & set(STRAIGHT_CHAIN)
+    assert len(branched) == (6 if template_name == "GramNegative" else 14)
+    mass = grams(biomass)
+    assert set(straight_chain_lipids(model, template)) == branched
+    left = {m.id[:8]: c for m, c in biomass.metabolites.items() if c < 0}
+    assert not branched & set(left) and set(left) == {STRAIGHT_CHAIN[b] for b in branched}
+    assert grams(biomass) == pytest.approx(mass, rel=1e-9)
+    assert straight_chain_lipids(model, template) == []  # once only
+    model, biomass = lipid_biomass(with_dehydrogenase=True)
+    before = dict(biomass.metabolites)
+    assert straight_chain_lipids(model, template) == [] and dict(biomass.metabolites) == before
+
+
+def test_ecoli_is_gapfilled_without_the_methyl_branched_fatty_acid_pathway(ecoli_run: Any) -> None:
+    """E. coli has no branched-chain 2-oxo acid dehydrogenase: its biomass asks for straight-chain
+    lipids, so gapfilling on glucose adds none of the ~60 gene-less reactions of iso- and
+    anteiso-fatty acid synthesis it used to, and few reactions without evidence at all."""
+    from gem_flux_mcp.modeling.biomass_needs import LIPIDS_NOTE
+
+    run, report = ecoli_run
+    assert LIPIDS_NOTE in run.model.reactions.get_by_id("bio1").notes
+    names = [entry["name"].lower() for entry in report["reactions_added"]]
+    assert not [n for n in names if "methyl" in n and "acp" in n], names
+    contexts = report["additions_by_context"]
+    assert contexts["without_evidence"] <= 25, contexts

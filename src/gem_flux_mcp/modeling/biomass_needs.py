@@ -20,6 +20,15 @@ compounds that cells contain but can live without, and the genes that make them 
   and make no ubiquinone). The remaining cofactors keep the cofactors' mass share: ModelSEEDpy
   splits it into equal moles, and so does this, over fewer compounds.
 
+- **Branched-chain lipids** (`straight_chain_lipids`). Both templates' biomasses take their lipids
+  from B. subtilis: six of the nine phospholipid species (and, Gram-positive, eight of the twelve
+  lipoteichoic acids) carry iso- or anteiso-heptadecanoyl chains, made from the 2-oxo acids of
+  leucine, isoleucine and valine by the branched-chain 2-oxo acid dehydrogenase (BKD, bkd operon).
+  A genome without BKD (E. coli, the lactic acid bacteria) makes straight-chain fatty acids only,
+  and gapfilling added the whole methyl-branched pathway, about 60 reactions without genes, to
+  make them. Without a gene-backed BKD reaction, each branched species is replaced by the
+  straight-chain (stearoyl) species of its class, gram for gram.
+
 Compounds dropped from the biomass are still made where the genes allow; they are just not
 required for growth.
 """
@@ -39,6 +48,19 @@ ENVELOPE_NOTE = "gemflux_essential_lps"  # note on the biomass reaction: what wa
 DISPENSABLE = ("cpd00042", "cpd00264", "cpd00118", "cpd00166")  # glutathione, spermidine, putrescine, cobamide
 NOT_IN_GRAM_POSITIVES = ("cpd15560",)  # ubiquinone-8
 COFACTORS_NOTE = "gemflux_dropped_cofactors"
+# branched-chain 2-oxo acid dehydrogenase: from 3-methyl-2-oxobutanoate (valine), 4-methyl-2-oxopentanoate
+# (leucine) and 3-methyl-2-oxopentanoate (isoleucine) to the primers of iso- and anteiso-fatty acids
+BRANCHED_CHAIN_DEHYDROGENASE = ("rxn00899", "rxn01207", "rxn02269")
+# iso- or anteiso-heptadecanoyl species -> the stearoyl species of the same class
+STRAIGHT_CHAIN = {
+    "cpd15794": "cpd15793", "cpd15795": "cpd15793",  # cardiolipin
+    "cpd15722": "cpd15540", "cpd15723": "cpd15540",  # phosphatidylglycerol
+    "cpd15695": "cpd15533", "cpd15696": "cpd15533",  # phosphatidylethanolamine
+    # lipoteichoic acids: unsubstituted, glucose, N-acetylglucosamine, D-alanine substituted
+    "cpd15749": "cpd15748", "cpd15750": "cpd15748", "cpd15758": "cpd15757", "cpd15759": "cpd15757",
+    "cpd15767": "cpd15766", "cpd15768": "cpd15766", "cpd15776": "cpd15775", "cpd15777": "cpd15775",
+}
+LIPIDS_NOTE = "gemflux_straight_chain_lipids"
 
 
 def require_essential_lps(model: cobra.Model, template: Any, biomass_id: str = "bio1", index: str = "0") -> bool:
@@ -122,3 +144,38 @@ def _net_weight(metabolite: cobra.Metabolite, coefficient: float,
     if any(element not in elements_and_molecular_weights for element in left):
         return None
     return float(sum(number * elements_and_molecular_weights[element] for element, number in left.items()))
+
+
+def straight_chain_lipids(model: cobra.Model, template: Any, biomass_id: str = "bio1", index: str = "0") -> list[str]:
+    """Without a gene for the branched-chain 2-oxo acid dehydrogenase, let the biomass ask for
+    straight-chain lipid species instead of iso- and anteiso-branched ones, gram for gram.
+    Returns the branched species replaced ([] when the genome makes branched chains, or when
+    there is nothing to replace)."""
+    if biomass_id not in model.reactions:
+        return []
+    biomass = model.reactions.get_by_id(biomass_id)
+    if LIPIDS_NOTE in biomass.notes or any(
+            f"{rid}_c{index}" in model.reactions and model.reactions.get_by_id(f"{rid}_c{index}").genes
+            for rid in BRANCHED_CHAIN_DEHYDROGENASE):
+        return []
+    change: dict[cobra.Metabolite, float] = {}
+    replaced = []
+    for branched, straight in STRAIGHT_CHAIN.items():
+        mid = f"{branched}_c{index}"
+        if mid not in model.metabolites:
+            continue
+        metabolite = model.metabolites.get_by_id(mid)
+        coefficient = biomass.metabolites.get(metabolite, 0.0)
+        if coefficient >= 0:
+            continue
+        replacement = template_metabolite(model, template, straight, index)
+        if not metabolite.formula_weight or not replacement.formula_weight:
+            continue
+        change[metabolite] = change.get(metabolite, 0.0) - coefficient
+        grams = coefficient * metabolite.formula_weight
+        change[replacement] = change.get(replacement, 0.0) + grams / replacement.formula_weight
+        replaced.append(branched)
+    if replaced:
+        biomass.add_metabolites(change)
+        biomass.notes[LIPIDS_NOTE] = ";".join(replaced)
+    return replaced

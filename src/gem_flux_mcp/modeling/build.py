@@ -32,7 +32,7 @@ from .annotate import (
     roles_from_functions,
 )
 from .bigg_match import Aliases, StoichiometricAliases, bound_carrier_pairs, inside_id
-from .biomass_needs import drop_dispensable_cofactors, require_essential_lps
+from .biomass_needs import drop_dispensable_cofactors, require_essential_lps, straight_chain_lipids
 from .completeness import bundled_markers, completeness_summary, estimate_completeness
 from .decarboxylation import orient_decarboxylations
 from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport
@@ -171,6 +171,7 @@ def build_draft(
     drop_dispensable_cofactors(model, template, gram_positive=options.template == "GramPositive")
     for rid, alternatives in enzymes.items():
         model.reactions.get_by_id(rid).gene_reaction_rule = gpr_string(alternatives)
+    straight = straight_chain_lipids(model, template)  # needs the genes: after the rules are set
     from modelseedpy.core.msbuilder import MSBuilder
 
     MSBuilder.add_exchanges_to_model(model)  # for extracellular metabolites the homology step added
@@ -207,6 +208,7 @@ def build_draft(
         "atp_driven_transporters_made_one_way": len(oriented),
         "atp_driven_reactions_made_one_way": len(coupled),
         "decarboxylations_made_one_way": len(decarboxylations),
+        "branched_lipids_replaced": len(straight),
         **({"genome_completeness": completeness_summary(completeness)} if completeness is not None else {}),
     }
     if homology is not None:
