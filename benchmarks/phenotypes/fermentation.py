@@ -33,7 +33,7 @@ import cobra
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.modeling import media as media_ops
 from gem_flux_mcp.modeling.fermentation import SCORED_PRODUCTS, fermentation_products
-from gem_flux_mcp.modeling.inputs import read_proteins_file
+from gem_flux_mcp.modeling.inputs import Protein, read_proteins_file
 from gem_flux_mcp.modeling.reconstruct import reconstruct
 
 # organisms.tsv's product names -> the scored product they are (others, e.g. n-butanol, are not scored)
@@ -70,9 +70,16 @@ def confusion(pairs: list[tuple[bool, bool]]) -> dict[str, Any]:
             "mcc": round((tp * tn - fp * fn) / denominator, 3) if denominator else 0.0}
 
 
+def read_proteome(data_dir: Path, row: dict[str, str]) -> list[Protein]:
+    return read_proteins_file(data_dir / "fermentation" / row["proteome"], "proteins").proteins
+
+
 def run_organism(row: dict[str, str], medium: dict[str, tuple[float, float]], data_dir: Path, cache: Path,
-                 biochem: BiochemIndex, models_dir: Path | None) -> dict[str, Any]:
-    proteins = read_proteins_file(data_dir / "fermentation" / row["proteome"], "proteins").proteins
+                 biochem: BiochemIndex, models_dir: Path | None, proteins: list[Protein] | None = None
+                 ) -> dict[str, Any]:
+    """One organism built, gapfilled and asked; `proteins` instead of its proteome (benchmarks/mags.py)."""
+    if proteins is None:
+        proteins = read_proteome(data_dir, row)
     started = time.perf_counter()
     built = reconstruct(row["assembly"], proteins, {"FT": medium}, template="auto", data_dir=data_dir,
                         cache_dir=cache, biochem=biochem)
@@ -93,6 +100,7 @@ def run_organism(row: dict[str, str], medium: dict[str, tuple[float, float]], da
         "draft_reactions": built.draft.get("num_reactions"), "model_reactions": len(model.reactions),
         "gapfill_added": step.reactions_added, "quality_checks_passed": step.quality_checks_passed,
         "growth": result.growth, "seconds": round(seconds, 1), "timings": built.timings,
+        "genome_completeness": built.draft.get("genome_completeness"),
         "observed": sorted(observed), "predicted": sorted(predicted),
         "calls": {name: [name in predicted, name in observed] for name in SCORED_PRODUCTS},
         "products": [{"compound": p.compound_id, "name": p.name, "flux": p.flux, "per_growth": p.per_growth,

@@ -130,6 +130,7 @@ def run_case(organism: str, name: str, excluded: tuple[str, ...], proteins: list
         "reference_index_s": round(index_s, 1), "build_s": round(build_s, 1),
         "gapfill_s": round(sum(s["seconds"] for s in steps), 1),
         "biolog": biolog, "essentiality": essentiality,
+        "genome_completeness": built.annotation.get("genome_completeness"),
     }
 
 
