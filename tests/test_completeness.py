@@ -154,3 +154,19 @@ def test_contamination_from_another_genome(ecoli_proteins: dict[str, str], bsub_
     # the second copy of a family is B. subtilis' and the first E. coli's
     for family in from_bsub:
         assert any(not g.startswith(CONTAMINANT) for g in duplicated[family]), family
+
+
+def test_an_alternative_start_of_the_same_gene_is_not_a_second_copy() -> None:
+    """RefSeq lists some genes once per start codon (E. coli's IF-2 three times); an isoform read
+    from a later start (first residue Met, the rest inside the full protein) is not a copy, a
+    different protein of the family is."""
+    from gem_flux_mcp.modeling.completeness import count_markers
+
+    markers = bundled_markers()
+    target, family = next(iter(markers.proteins.items()))
+    full = "VKVEEIQSAAEAFGVSPRTLRNWEKKGLIEAQRTPGGHRRYTAEQIAALRDFLGT"
+    sequences = {"full": full, "isoform": "M" + full[12:], "paralog": "MSTNPKPQRKTKRNTNRRPQDVKFPGG"}
+    hits = [align.Hit(gene, target, 95.0, 1e-40, bits) for gene, bits in
+            (("full", 300.0), ("isoform", 280.0), ("paralog", 250.0))]
+    assert count_markers(hits, markers, sequences).found[family] == ["full", "paralog"]
+    assert len(count_markers(hits, markers).found[family]) == 3  # without sequences, every protein counts

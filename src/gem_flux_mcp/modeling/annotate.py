@@ -217,14 +217,19 @@ def homology_reactions(
     aligner = aligner or align.choose_aligner()
     started = time.perf_counter()
     searched = reference.filtered_fasta(cache_dir)
-    if markers is not None:
+    # MMseqs2 keeps up to 300 targets per protein: the markers ride on the reference's search. DIAMOND
+    # keeps 20, which a protein's BiGG homologs can fill: the markers get a search of their own.
+    together = markers is not None and aligner.name == "mmseqs"
+    if together and markers is not None:
         searched = reference_with_markers(searched, markers, _index_dir(cache_dir))
     hits = align.search(proteins, searched, aligner, threads, index_dir=_index_dir(cache_dir))
-    aligned_seconds = time.perf_counter() - started
     completeness = None
     if markers is not None:
-        completeness = count_markers((h for h in hits if h.target in markers.proteins), markers)
+        marker_hits = [h for h in hits if h.target in markers.proteins] if together else align.search(
+            proteins, markers.fasta, aligner, threads)
+        completeness = count_markers(marker_hits, markers, proteins)
         hits = [h for h in hits if h.target not in markers.proteins]
+    aligned_seconds = time.perf_counter() - started
     rules = reference.rules()
     best = best_hits(hits)
 

@@ -17,7 +17,7 @@ import gzip
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -150,10 +150,13 @@ def reference_with_markers(reference_fasta: Path, markers: MarkerSet, folder: Pa
     return target
 
 
-def count_markers(hits: Iterable[align.Hit], markers: MarkerSet) -> GenomeCompleteness:
+def count_markers(hits: Iterable[align.Hit], markers: MarkerSet,
+                  sequences: Mapping[str, str] | None = None) -> GenomeCompleteness:
     """Each protein counts for the family of its best hit when that hit is close enough: identity
     ≥ MIN_IDENTITY and a bit score ≥ MIN_SCORE_OF_BEST × the best score any protein of the genome
-    reaches on that family (a paralog scores far below the true ortholog)."""
+    reaches on that family (a paralog scores far below the true ortholog). With the proteins'
+    `sequences`, a protein whose sequence lies within another one found for the same family (an
+    alternative start of the same gene, as RefSeq lists E. coli's IF-2 three times) is not a copy."""
     best: dict[str, align.Hit] = {}
     for hit in hits:
         if hit.target in markers.proteins and (hit.query not in best or hit.bits > best[hit.query].bits):
@@ -165,9 +168,22 @@ def count_markers(hits: Iterable[align.Hit], markers: MarkerSet) -> GenomeComple
     found: dict[str, list[str]] = {}
     for family, items in by_family.items():
         top = max(h.bits for h in items)
-        found[family] = sorted(h.query for h in items if h.bits >= MIN_SCORE_OF_BEST * top)
+        genes = sorted(h.query for h in items if h.bits >= MIN_SCORE_OF_BEST * top)
+        found[family] = _without_isoforms(genes, sequences) if sequences else genes
     return GenomeCompleteness(markers=len(markers.families),
                               found={f: found.get(f, []) for f in markers.families})
+
+
+def _without_isoforms(genes: list[str], sequences: Mapping[str, str]) -> list[str]:
+    """The genes whose sequence is not inside a longer (or equal, earlier) one of the list; the
+    first residue is left out of the comparison, as an alternative start codon reads as Met."""
+    kept = []
+    for gene in genes:
+        own = sequences.get(gene, "")
+        if not own or not any(other != gene and own[1:] in sequences.get(other, "") and (
+                len(sequences[other]) > len(own) or other < gene) for other in genes):
+            kept.append(gene)
+    return kept
 
 
 def estimate_completeness(proteins: dict[str, str], aligner: align.Aligner | None = None,
@@ -178,7 +194,7 @@ def estimate_completeness(proteins: dict[str, str], aligner: align.Aligner | Non
         return GenomeCompleteness(markers=len(markers.families), found={f: [] for f in markers.families})
     aligner = aligner or align.choose_aligner()
     hits = align.search(proteins, markers.fasta, aligner, threads)
-    return count_markers(hits, markers)
+    return count_markers(hits, markers, proteins)
 
 
 def completeness_summary(result: GenomeCompleteness, markers: MarkerSet | None = None) -> dict[str, Any]:
