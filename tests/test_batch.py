@@ -107,6 +107,10 @@ def test_batch_on_a_local_cluster_builds_checks_and_resumes(data_dir: Path, cach
     # genetic code: chosen for the genome (table 11, single mode); none for proteomes
     assert rows["GCF_001457455.1_NCTC11397_genomic_100kb"]["translation_table"] == 11
     assert rows["ecoli_k12_mg1655"]["translation_table"] is None
+    # how complete each genome looks: the two whole proteomes near complete, the 100 kb fragment not
+    for name in ("bsubtilis_168", "ecoli_k12_mg1655"):
+        assert rows[name]["completeness"] >= 95 and rows[name]["contamination"] <= 5, rows[name]
+    assert rows["GCF_001457455.1_NCTC11397_genomic_100kb"]["completeness"] < 50
     broken = rows["broken"]
     assert broken["error_code"] == "GENOME_NO_GENES"
     report = outputs.read_report(out, "broken")
@@ -131,6 +135,8 @@ def test_batch_on_a_local_cluster_builds_checks_and_resumes(data_dir: Path, cach
     assert [line.split("\t")[0] for line in lines[1:]] == list(rows)
     assert {line.split("\t")[header.index("status")] for line in lines[1:]} == {"ok", "failed"}
     assert [line.split("\t")[header.index("translation_table")] for line in lines[1:]] == ["", "", "11", ""]
+    assert [line.split("\t")[header.index("completeness")] for line in lines[1:]] == [
+        *(outputs.tsv_value(rows[name]["completeness"]) for name in list(rows)[:3]), ""]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["counts"] == {"ok": 3, "failed": 1} and summary["media"] == [MEDIUM]
 
