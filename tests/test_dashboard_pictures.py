@@ -46,6 +46,7 @@ TOKEN_A = "token-pictures-a-0123456789"
 TOKEN_B = "token-pictures-b-0123456789"
 ARTIFACTS = REPO / "test-artifacts"
 MEDIUM = "glucose_minimal_aerobic"
+GAPA, ACCA = "NP_416293.1", "NP_414727.1"  # as the E. coli proteome names them
 XSS = "<script>window.__pwned=1</script> drop a reaction"
 BIOLOG = Path(importlib.util.find_spec("carveme").origin or "").parent / "data" / "benchmark" / "biolog"  # type: ignore[union-attr]
 
@@ -69,6 +70,7 @@ class Lab:
     lab_b_jobs: list[Any] = field(default_factory=list)
     predictions: list[dict[str, Any]] = field(default_factory=list)  # get_model(include_predictions=true)
     built: dict[str, Any] = field(default_factory=dict)  # build_model's answer
+    explained: dict[str, Any] = field(default_factory=dict)  # explain_essentiality of gapA
 
 
 def _observed_carbon(biochem: BiochemIndex) -> dict[str, bool]:
@@ -112,7 +114,9 @@ async def _make_everything(lab: Lab, observed: dict[str, bool]) -> None:
                                                  "flux_threshold": 0})
         lab.phenotypes = await call(client, "predict_growth_phenotypes", {
             "model_id": gf, "base_media_id": MEDIUM, "panel": "carbon", "observed": observed})
-        lab.essentiality = await call(client, "predict_gene_essentiality", {"model_id": gf, "media_id": MEDIUM})
+        lab.essentiality = await call(client, "predict_gene_essentiality", {
+            "model_id": gf, "media_id": MEDIUM, "observed": {GAPA: True, ACCA: True}})
+        lab.explained = await call(client, "explain_essentiality", {"model_id": gf, "media_id": MEDIUM, "gene": GAPA})
         await call(client, "run_fva", {"model_id": gf, "media_id": MEDIUM})
         lab.fermentation = await call(client, "predict_fermentation_products", {
             "model_id": gf, "media_id": "m9_glucose_anaerobic", "observed": ["acetate", "formate", "ethanol"]})
@@ -260,6 +264,15 @@ def test_essentiality_counts_and_genes_by_pathway(lab: Lab, driver: WebDriver) -
     assert counted == min(summary["essential"], 500)
     assert len(rows) > 3  # spread over pathways, not all Unknown
     assert driver.find_elements(By.CSS_SELECTOR, "#essential-pathways rect")
+    # gapA is essential in vivo and not in the model (a route around GAPDH): the disagreement links to
+    # the recorded explanation; accA agrees (essential in both) and is not listed
+    mismatched = {m["id"] for m in lab.essentiality["comparison"]["mismatches"]}
+    assert mismatched == {GAPA} and not lab.explained["essential"]
+    rows = driver.find_elements(By.CSS_SELECTOR, "#disagreements tr")[1:]
+    assert [r.find_elements(By.TAG_NAME, "td")[0].text for r in rows] == [GAPA]
+    driver.find_element(By.CSS_SELECTOR, "#disagreements a.explain").click()
+    assert driver.find_element(By.TAG_NAME, "h1").text.startswith("Explain essentiality of")
+    assert GAPA in driver.find_element(By.TAG_NAME, "body").text
 
 
 def test_fermentation_products_as_bars_and_a_table(lab: Lab, driver: WebDriver) -> None:

@@ -87,7 +87,8 @@ def store_essentiality(ws: Workspace, job: EssentialityJob, outcome: DeletionOut
                "threshold": threshold}
     comparison = compare(essential, [r["id"] for r in rows], observed, "essential") if observed else None
     ws.store.add_result(ws.workspace_id, job.model_id, f"{job.target[:-1]}_essentiality", job.media_id, {
-        **summary, "essential_ids": essential[:500], **({"comparison": comparison["metrics"]} if comparison else {})})
+        **summary, "essential_ids": essential[:500],
+        **({"comparison": comparison["metrics"], "mismatches": comparison["mismatches"]} if comparison else {})})
     written = write_tsv(output_path, COLUMNS, rows) if output_path is not None else None
     page = rows[offset:offset + limit]
     return results.EssentialityResult.model_validate({

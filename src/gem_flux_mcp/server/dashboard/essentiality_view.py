@@ -1,6 +1,7 @@
 """Essentiality as counts, and the essential genes (or reactions) by pathway: a gene's pathway is
 the one most of its reactions belong to (the first specific KEGG map of each ModelSEED reaction,
-else MetaCyc, as gapfill reports group them)."""
+else MetaCyc, as gapfill reports group them). Where observations were given, each disagreement
+links to its explain_essentiality answer, or gives the call that asks why."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections import Counter
 from typing import Any
 
 from gem_flux_mcp.modeling.gapfill.report import main_pathway
-from gem_flux_mcp.server.dashboard.html import cards, e, figure, table
+from gem_flux_mcp.server.dashboard.html import cards, e, figure, result_href, table
 from gem_flux_mcp.server.dashboard.model_facts import ModelFacts
 from gem_flux_mcp.server.dashboard.results_common import comparison_cards
 from gem_flux_mcp.server.dashboard.source import DashboardSource
@@ -40,7 +41,31 @@ def by_pathway(source: DashboardSource, ids: list[str], target: str, facts: Mode
     return dict(sorted(grouped.items(), key=lambda kv: (kv[0] == UNKNOWN, -len(kv[1]), kv[0])))
 
 
-def essentiality_body(source: DashboardSource, summary: dict[str, Any], facts: ModelFacts) -> str:
+def disagreements(summary: dict[str, Any], model_id: str, media_id: str | None, explained: dict[str, int]) -> str:
+    """The recorded mismatches with the observations, each with why: the recorded
+    explain_essentiality answer for that deletion on this medium, else the call to make."""
+    mismatches = [m for m in summary.get("mismatches", []) if isinstance(m, dict)]
+    if not mismatches:
+        return ""
+    target = str(summary.get("target", "genes"))
+    rows = []
+    for item in mismatches:
+        deleted = str(item.get("id"))
+        predicted, observed = item.get("predicted_essential"), item.get("observed_essential")
+        argument = "gene" if target == "genes" else "reaction"
+        why = (f"<a class=explain href='{e(result_href(model_id, explained[deleted]))}'>the route, explained</a>"
+               if deleted in explained else
+               f"<span class=mono>explain_essentiality(model_id='{e(model_id)}', media_id='{e(media_id)}', "
+               f"{argument}='{e(deleted)}')</span>")
+        rows.append((f"<span class=mono>{e(deleted)}</span>", "essential" if predicted else "not essential",
+                     "essential" if observed else "not essential", why))
+    return ("<h2 id=disagreements-title>Where the model and the observations disagree</h2>"
+            + table(("Deleted", "Model", "Observed", "Why"), rows, "disagreements"))
+
+
+def essentiality_body(source: DashboardSource, summary: dict[str, Any], facts: ModelFacts, *,
+                      model_id: str = "", media_id: str | None = None,
+                      explained: dict[str, int] | None = None) -> str:
     target = str(summary.get("target", "genes"))
     counts = [("essential", "#d7191c", int(summary.get("essential", 0))),
               ("slowed", "#fdae61", int(summary.get("slowed", 0))),
@@ -51,6 +76,7 @@ def essentiality_body(source: DashboardSource, summary: dict[str, Any], facts: M
     head += figure(stacked_bar(counts, f"deletions of {summary.get('tested', 0)} {target}", svg_id="deletions"),
                    f"Essential: growth below {summary.get('threshold', 0.1)} of the wild type; slowed: below 99 %.")
     head += comparison_cards(summary, "Against the observations")
+    head += disagreements(summary, model_id, media_id, explained or {})
     ids = [str(i) for i in summary.get("essential_ids", [])]
     grouped = by_pathway(source, ids, target, facts)
     chart = bar_chart([(p, len(v), "#d7191c" if p != UNKNOWN else "#bab0ac")

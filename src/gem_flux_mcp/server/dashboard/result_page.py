@@ -13,11 +13,11 @@ from gem_flux_mcp.server.dashboard.fermentation_view import fermentation_body
 from gem_flux_mcp.server.dashboard.html import e, model_href, not_found, page, when
 from gem_flux_mcp.server.dashboard.phenotype_view import phenotype_body
 from gem_flux_mcp.server.dashboard.results_common import headline, kind_title, summary_table
-from gem_flux_mcp.server.dashboard.source import DashboardSource, visible_model, visible_result
+from gem_flux_mcp.server.dashboard.source import DashboardSource, model_results, visible_model, visible_result
 from gem_flux_mcp.store.rows import ModelRow, ResultRow
 
 # Shown by the pictures (and their tables) instead of in the summary table
-PICTURED_FIELDS = frozenset({"fluxes", "array", "essential_ids", "growing_on", "secreted"})
+PICTURED_FIELDS = frozenset({"fluxes", "array", "essential_ids", "growing_on", "secreted", "mismatches"})
 
 
 def result_body(source: DashboardSource, row: ModelRow, result: ResultRow) -> str:
@@ -28,8 +28,11 @@ def result_body(source: DashboardSource, row: ModelRow, result: ResultRow) -> st
         body = flux_map.fba_body(source, row, result)
     elif result.kind == "growth_phenotypes":
         body = phenotype_body(result.summary, row.model_id, result.media_id)
-    elif result.kind.endswith("_essentiality"):
-        body = essentiality_body(source, result.summary, loaders.model_facts(source, row))
+    elif result.kind in ("gene_essentiality", "reaction_essentiality"):
+        explained = {str(r.summary.get("deleted")): r.id for r in reversed(model_results(source, row, 1000))
+                     if r.kind == "explain_essentiality" and r.media_id == result.media_id}  # the newest wins
+        body = essentiality_body(source, result.summary, loaders.model_facts(source, row), model_id=row.model_id,
+                                 media_id=result.media_id, explained=explained)
     elif result.kind == "fermentation_products":
         body = fermentation_body(result.summary)
     else:

@@ -12,7 +12,7 @@ KIND_TITLES = {
     "fba": "Flux balance analysis", "growth_phenotypes": "Phenotype array",
     "gene_essentiality": "Gene essentiality", "reaction_essentiality": "Reaction essentiality",
     "fva": "Flux variability", "diagnosis": "Diagnosis", "gapfill": "Gapfill", "atp_correction": "ATP correction",
-    "fermentation_products": "Fermentation products",
+    "fermentation_products": "Fermentation products", "explain_essentiality": "Explain essentiality",
 }
 PICTURED = {"fba": "flux map", "growth_phenotypes": "plate", "gene_essentiality": "by pathway",
             "reaction_essentiality": "by pathway", "fermentation_products": "products"}
