@@ -239,3 +239,18 @@ def test_ecoli_is_gapfilled_without_the_methyl_branched_fatty_acid_pathway(ecoli
     assert not [n for n in names if "methyl" in n and "acp" in n], names
     contexts = report["additions_by_context"]
     assert contexts["without_evidence"] <= 25, contexts
+
+
+def test_a_complex_keeps_a_subunit_found_only_near_best(ecoli_run: Any) -> None:
+    """Phenylalanine-tRNA ligase is one enzyme of two subunits (pheS, pheT). When only one of them
+    is a protein's best hit in the reference, the other comes from the genome's near-best hits, so
+    the rule is "pheS and pheT", not "pheS or pheT": COBRApy's own knock-out of either subunit
+    closes every reaction of the enzyme."""
+    model = ecoli_run[0].model
+    phe_s, phe_t = "NP_416229.1", "NP_416228.1"
+    reactions = model.genes.get_by_id(phe_t).reactions
+    assert reactions and all(phe_s in {g.id for g in r.genes} for r in reactions)
+    for gene in (phe_s, phe_t):
+        with model:
+            model.genes.get_by_id(gene).knock_out()
+            assert all(r.bounds == (0.0, 0.0) for r in reactions), gene

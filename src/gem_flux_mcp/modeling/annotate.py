@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from ..data.reference import Reference
 from . import align
 from .bigg_match import OUTSIDE, inside_id, template_reaction_id
-from .completeness import GenomeCompleteness, MarkerSet, count_markers, reference_with_markers
+from .completeness import GenomeCompleteness, MarkerSet, bundled_markers, count_markers, reference_with_markers
 
 MIN_IDENTITY = 40.0  # percent; below this, a best hit says little about the reaction (ALIGNERS.md)
 WEAK_MIN_IDENTITY = 25.0  # hits from here up to MIN_IDENTITY are kept as weak evidence for gapfilling
@@ -272,7 +272,9 @@ def homology_reactions(
                             and (not only_near or tid.endswith(OUTSIDE) or tid in (boundary or set()))]
             if not template_ids:
                 continue
-            genes_of = both if only_near else assigned
+            # a complex reached through a best hit: a subunit no best hit covers takes the genome's
+            # near-best hits on it, so one enzyme is not split into "a or (b and c)"
+            genes_of = both if only_near else {s: assigned.get(s) or near.get(s, set()) for s in rule.subunits}
             covered = frozenset(frozenset(genes_of[s]) for s in rule.subunits if genes_of.get(s))
             hits_here = [hit_on[(gene, s)] for s in rule.subunits for gene in genes_of.get(s, ())]
             for tid in template_ids:
@@ -297,13 +299,17 @@ def _index_dir(cache_dir: Path) -> Path:
 
 
 def prepare_reference_index(reference: Reference, cache_dir: Path, aligner: align.Aligner | None = None,
-                            threads: int | None = None) -> Path | None:
-    """Build the aligner's index of the reference now (MMseqs2; DIAMOND needs none), so the
-    first build does not spend the ~7 s on it. Returns the indexed database, or None."""
+                            threads: int | None = None, markers: MarkerSet | None = None) -> Path | None:
+    """Build the aligner's index of what builds search now (MMseqs2; DIAMOND needs none): the
+    reference with `markers` appended, as homology_reactions searches it (the bundled markers
+    unless given), so the first build does not spend the ~7 s on it. Returns the indexed
+    database, or None."""
     aligner = aligner or align.choose_aligner()
     if aligner.name != "mmseqs":
         return None
-    return align.indexed_target(reference.filtered_fasta(cache_dir), aligner, _index_dir(cache_dir), threads)
+    searched = reference_with_markers(reference.filtered_fasta(cache_dir), markers or bundled_markers(),
+                                      _index_dir(cache_dir))
+    return align.indexed_target(searched, aligner, _index_dir(cache_dir), threads)
 
 
 def _weak_support(best: dict[str, list[align.Hit]], assigned: AbstractSet[str], rules: dict[str, Any],
