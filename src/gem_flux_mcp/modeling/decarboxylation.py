@@ -18,9 +18,10 @@ of them (acyl-carrier-protein compounds), so the rule is chemical:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
+
+from .energy import METABOLITE_ID, keep_direction, runs_against
 
 if TYPE_CHECKING:
     import cobra
@@ -35,7 +36,6 @@ ENERGY_CARRIERS = frozenset({"cpd00002", "cpd00008", "cpd00018", "cpd00038", "cp
 REDUCED_CARRIERS = frozenset({"cpd00004", "cpd00005", "cpd11620", "cpd00982", "cpd15561", "cpd15499"})
 INORGANIC = CARBON_DIOXIDE | {"cpd00001", "cpd00067", "cpd00009", "cpd00012"}  # water, H+, Pi, PPi
 UPHILL_KCAL = 2.0  # ΔG'° (kcal/mol) of releasing CO2 above which the estimate says fixing it is downhill
-_MET_ID = re.compile(r"^(cpd\d{5})_([a-z])\d*$")
 
 
 def decarboxylating_sign(stoichiometry: Mapping[str, float], deltag: float | None = None) -> int | None:
@@ -45,7 +45,7 @@ def decarboxylating_sign(stoichiometry: Mapping[str, float], deltag: float | Non
     compounds: dict[str, float] = {}
     compartments = set()
     for met, coefficient in stoichiometry.items():
-        match = _MET_ID.match(met)
+        match = METABOLITE_ID.match(met)
         if not match:
             return None
         compartments.add(match.group(2))
@@ -73,12 +73,8 @@ def orient_decarboxylations(model: cobra.Model, deltag: Mapping[str, float | Non
             continue
         sign = decarboxylating_sign({m.id: c for m, c in reaction.metabolites.items()},
                                     deltag.get(reaction.id.split("_")[0]))
-        if sign is None or (reaction.lower_bound >= 0 if sign > 0 else reaction.upper_bound <= 0):
+        if sign is None or not runs_against(reaction, sign):
             continue
-        if sign > 0:
-            reaction.lower_bound = 0.0
-        else:
-            reaction.upper_bound = 0.0
-        reaction.notes["gemflux_direction"] = "decarboxylation: releases CO2 only (never fixes it without energy)"
+        keep_direction(reaction, sign, "decarboxylation: releases CO2 only (never fixes it without energy)")
         changed.append(reaction.id)
     return changed

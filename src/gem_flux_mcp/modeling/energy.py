@@ -22,7 +22,7 @@ ATP, ADP, AMP = "cpd00002", "cpd00008", "cpd00018"
 PUMPED_IONS = frozenset({"cpd00067", "cpd00971"})  # H+, Na+
 # what crosses with an ATP-driven transporter's solute without being it: water, the pumped ions, the nucleotides
 NOT_A_SOLUTE = PUMPED_IONS | {"cpd00001", ATP, ADP, AMP}
-_MET_ID = re.compile(r"^(cpd\d{5})_([a-z])\d*$")
+METABOLITE_ID = re.compile(r"^(cpd\d{5})_([a-z])\d*$")  # compound, compartment letter
 ACTIVE = 1e-7
 
 
@@ -32,7 +32,7 @@ def atp_hydrolysis_sign(stoichiometry: Mapping[str, float]) -> int | None:
     reverse does, None when it is not an ATP-driven transporter."""
     by_compound: dict[str, dict[str, float]] = {}
     for met, coefficient in stoichiometry.items():
-        match = _MET_ID.match(met)
+        match = METABOLITE_ID.match(met)
         if not match:
             return None
         by_compound.setdefault(match.group(1), {})[match.group(2)] = coefficient
@@ -51,7 +51,7 @@ def moves_solute(stoichiometry: Mapping[str, float], ignore: frozenset[str] = PU
     """A compound other than those in `ignore` found outside the cytosol ({cpd#####_c0:
     coefficient}): a transporter, not a redox pump that only translocates protons."""
     for met in stoichiometry:
-        match = _MET_ID.match(met)
+        match = METABOLITE_ID.match(met)
         if match and match.group(2) != "c" and match.group(1) not in ignore:
             return True
     return False
@@ -74,17 +74,18 @@ def atp_making_directions_open(model: cobra.Model) -> dict[str, int]:
     (id -> sign of the ATP-hydrolysing direction)."""
     opened = {}
     for rid, sign in sorted(atp_driven_transporters(model).items()):
-        if _makes_atp_open(model.reactions.get_by_id(rid), sign):
+        if runs_against(model.reactions.get_by_id(rid), sign):
             opened[rid] = sign
     return opened
 
 
-def _makes_atp_open(reaction: cobra.Reaction, sign: int) -> bool:
-    """Whether the bounds let `reaction` run against `sign`, its ATP-hydrolysing direction."""
+def runs_against(reaction: cobra.Reaction, sign: int) -> bool:
+    """Whether the bounds let `reaction` run against `sign` (+1 forward, -1 reverse)."""
     return bool(reaction.lower_bound < 0) if sign > 0 else bool(reaction.upper_bound > 0)
 
 
-def _close_atp_making(reaction: cobra.Reaction, sign: int, why: str) -> None:
+def keep_direction(reaction: cobra.Reaction, sign: int, why: str) -> None:
+    """Close the direction against `sign` and say why in the reaction's notes."""
     if sign > 0:
         reaction.lower_bound = 0.0
     else:
@@ -97,7 +98,7 @@ def orient_atp_driven_transport(model: cobra.Model) -> list[str]:
     changed. A transporter left with no direction at all is kept, closed, for the record."""
     changed = []
     for rid, sign in atp_making_directions_open(model).items():
-        _close_atp_making(model.reactions.get_by_id(rid), sign, "ATP-driven transport: hydrolyses ATP only")
+        keep_direction(model.reactions.get_by_id(rid), sign, "ATP-driven transport: hydrolyses ATP only")
         changed.append(rid)
     return changed
 
@@ -107,7 +108,7 @@ def atp_coupled_sign(stoichiometry: Mapping[str, float]) -> int | None:
     direction turns ATP into ADP or AMP, -1 when the reverse does, else None."""
     compounds: dict[str, float] = {}
     for met, coefficient in stoichiometry.items():
-        match = _MET_ID.match(met)
+        match = METABOLITE_ID.match(met)
         if not match or match.group(2) != "c":
             return None
         compounds[match.group(1)] = compounds.get(match.group(1), 0.0) + coefficient
@@ -128,8 +129,8 @@ def orient_atp_coupled_reactions(model: cobra.Model, reversibility: Mapping[str,
         sign = atp_coupled_sign({m.id: c for m, c in reaction.metabolites.items()})
         if sign is None or reversibility.get(reaction.id.split("_")[0]) != (">" if sign > 0 else "<"):
             continue
-        if _makes_atp_open(reaction, sign):
-            _close_atp_making(reaction, sign, "ATP-driven, irreversible in the database: hydrolyses ATP only")
+        if runs_against(reaction, sign):
+            keep_direction(reaction, sign, "ATP-driven, irreversible in the database: hydrolyses ATP only")
             changed.append(reaction.id)
     return changed
 
