@@ -92,6 +92,36 @@ def test_organic_phosphates_are_hydrolysed_outside(ecoli_run: tuple[gf.GapfillRu
     assert growth({}) < 1e-6
     assert growth({"cpd00089": (-10.0, 1000.0)}) > 0.1
     assert growth({"cpd00018": (-10.0, 1000.0)}) > 0.1
+    # esters no reference model lists for PhoA come with its broad specificity (outside_enzymes.py):
+    # 2-phosphoglycerate and dTMP (Biolog PM4: both grow), hydrolysed in e0 and never made there
+    for rid, ester in (("rxn01282_e0", "cpd00482"), ("rxn01145_e0", "cpd00298")):
+        reaction = model.reactions.get_by_id(rid)
+        assert "b0383" in {g.id for g in reaction.genes}  # phoA
+        assert reaction.compartments == {"e0"} and growth({ester: (-10.0, 1000.0)}) > 0.1
+        ester_side = reaction.metabolites[model.metabolites.get_by_id(f"{ester}_e0")]
+        assert (reaction.upper_bound if ester_side > 0 else reaction.lower_bound) == 0.0
+
+
+def test_sulfur_from_cysteine_or_glutathione(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]], data_dir: Path) -> None:
+    """Sulfate is no biomass component (biomass_needs.py), so cysteine or glutathione can replace
+    it as the sulfur source (Biolog PM4: both grow); with no sulfur source there is no growth.
+    Checked with COBRApy."""
+    model = ecoli_run[0].model
+    assert "cpd00048_c0" not in {m.id for m in model.reactions.bio1.metabolites}
+    medium = medium_of(data_dir, "glucose_minimal_aerobic")
+    without_s = {cpd: bounds for cpd, bounds in medium.items() if cpd != "cpd00048"}
+    assert len(without_s) == len(medium) - 1
+
+    def growth(extra: dict[str, tuple[float, float]]) -> float:
+        with model:
+            apply_exchange_medium(model, {**without_s, **extra})
+            model.objective = "bio1"
+            return float(model.slim_optimize(error_value=0.0))
+
+    assert growth({}) < 1e-6
+    assert growth({"cpd00048": (-10.0, 1000.0)}) > 0.5
+    assert growth({"cpd00084": (-10.0, 1000.0)}) > 0.1
+    assert growth({"cpd00042": (-10.0, 1000.0)}) > 0.1
 
 
 def test_the_biomass_needs_kdo2_lipid_iva_not_the_full_lps_core(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]],
@@ -141,8 +171,8 @@ def test_kdo2_lipid_iva_takes_the_full_cores_mass(data_dir: Path) -> None:
 @pytest.mark.parametrize("template_name", ["GramNegative", "GramPositive"])
 def test_dispensable_cofactors_leave_the_biomass_and_their_mass_stays(data_dir: Path, template_name: str) -> None:
     """A biomass with the template's cofactors in equal moles, as ModelSEEDpy writes it:
-    glutathione, spermidine, putrescine and cobamide (with the two by-products the template links
-    to it) leave, and ubiquinone-8 too on GramPositive; the other cofactors share the same grams in
+    glutathione, spermidine, putrescine, cobamide (with the two by-products the template links
+    to it) and sulfate leave, and ubiquinone-8 too on GramPositive; the other cofactors share the same grams in
     equal moles; a second call changes nothing."""
     from gem_flux_mcp.modeling.biomass_needs import DISPENSABLE, drop_dispensable_cofactors
 

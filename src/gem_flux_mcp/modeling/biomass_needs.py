@@ -15,7 +15,10 @@ compounds that cells contain but can live without, and the genes that make them 
 - **Cofactors cells live without** (`drop_dispensable_cofactors`): glutathione (E. coli gshA/gshB
   mutants grow; Bacillus makes none, it uses bacillithiol), spermidine and putrescine
   (polyamine-free speA/B/D/E mutants grow), cobamide (cpd00166, assembled from cobinamide:
-  E. coli neither makes nor needs B12, its methionine synthase MetE works without), and, for the
+  E. coli neither makes nor needs B12, its methionine synthase MetE works without), sulfate (the
+  templates list it with the ions; a cell's sulfur is in cysteine, methionine and what is made
+  from them, all from sulfide, and a required sulfate pool stopped growth on every other sulfur
+  source, such as E. coli on cysteine or glutathione on Biolog's sulfur plate), and, for the
   GramPositive template, ubiquinone-8 (Firmicutes and Actinobacteria respire with menaquinone
   and make no ubiquinone). The remaining cofactors keep the cofactors' mass share: ModelSEEDpy
   splits it into equal moles, and so does this, over fewer compounds.
@@ -45,7 +48,8 @@ if TYPE_CHECKING:
 FULL_CORE = "cpd15432"  # core oligosaccharide lipid A
 ESSENTIAL_LPS = "cpd03586"  # Kdo2-lipid IV(A)
 ENVELOPE_NOTE = "gemflux_essential_lps"  # note on the biomass reaction: what was replaced
-DISPENSABLE = ("cpd00042", "cpd00264", "cpd00118", "cpd00166")  # glutathione, spermidine, putrescine, cobamide
+DISPENSABLE = ("cpd00042", "cpd00264", "cpd00118", "cpd00166",  # glutathione, spermidine, putrescine, cobamide
+               "cpd00048")  # sulfate
 NOT_IN_GRAM_POSITIVES = ("cpd15560",)  # ubiquinone-8
 COFACTORS_NOTE = "gemflux_dropped_cofactors"
 # branched-chain 2-oxo acid dehydrogenase: from 3-methyl-2-oxobutanoate (valine), 4-methyl-2-oxopentanoate

@@ -37,6 +37,7 @@ from .completeness import bundled_markers, completeness_summary, estimate_comple
 from .decarboxylation import orient_decarboxylations
 from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport
 from .inputs import Protein, product_from_description
+from .outside_enzymes import add_outside_phosphatases, outside_copy
 from .rast import annotate_with_rast
 from .translation import charge_protein_synthesis
 
@@ -172,6 +173,12 @@ def build_draft(
     for rid, alternatives in enzymes.items():
         model.reactions.get_by_id(rid).gene_reaction_rule = gpr_string(alternatives)
     straight = straight_chain_lipids(model, template)  # needs the genes: after the rules are set
+    ec_numbers = {rid: d["ec_numbers"] for rid, d in aliases.reaction_details(
+        {r.id.split("_")[0] for r in template.reactions} | {r.id.split("_")[0] for r in model.reactions}).items()}
+    phosphatases = add_outside_phosphatases(model, template, ec_numbers)  # needs the genes too
+    for rid in phosphatases if homology is not None else ():  # otherwise their genes' roles count, below
+        sources[rid] = {SOURCE_HOMOLOGY}
+        evidence[rid] = {"outside_phosphatase": sorted(g.id for g in model.reactions.get_by_id(rid).genes)[:10]}
     from modelseedpy.core.msbuilder import MSBuilder
 
     MSBuilder.add_exchanges_to_model(model)  # for extracellular metabolites the homology step added
@@ -209,6 +216,7 @@ def build_draft(
         "atp_driven_reactions_made_one_way": len(coupled),
         "decarboxylations_made_one_way": len(decarboxylations),
         "branched_lipids_replaced": len(straight),
+        "outside_phosphatase_reactions": len(phosphatases),
         **({"genome_completeness": completeness_summary(completeness)} if completeness is not None else {}),
     }
     if homology is not None:
@@ -280,33 +288,13 @@ def _add_homology_reactions(
         if rid not in model.reactions:
             reaction = template.reactions.get_by_id(inside_id(template_rxn_id)).to_reaction(model, "0")
             if template_rxn_id != inside_id(template_rxn_id):
-                reaction = _outside_copy(model, reaction, rid)
+                reaction = outside_copy(model, reaction, rid)
             reaction.annotation["sbo"] = "SBO:0000176"
             new.append(reaction)
         enzymes.setdefault(rid, set()).update(item.complexes)
         sources.setdefault(rid, set()).add(SOURCE_HOMOLOGY)
         evidence.setdefault(rid, {})["homology"] = record
     model.add_reactions(new)
-
-
-def _outside_copy(model: cobra.Model, reaction: cobra.Reaction, rid: str) -> cobra.Reaction:
-    """The cytosolic template reaction run in e0 (an enzyme outside the cell; see bigg_match)."""
-    from cobra import Metabolite, Reaction
-
-    copy = Reaction(rid, f"{reaction.name} (outside the cell)", reaction.subsystem,
-                    reaction.lower_bound, reaction.upper_bound)
-    copy.annotation.update(reaction.annotation)
-    coefficients: dict[Metabolite, float] = {}
-    for metabolite, value in reaction.metabolites.items():
-        outside_id = metabolite.id.rsplit("_", 1)[0] + "_e0"
-        if outside_id in model.metabolites:
-            outside = model.metabolites.get_by_id(outside_id)
-        else:
-            outside = Metabolite(outside_id, metabolite.formula, metabolite.name, metabolite.charge, "e0")
-            outside.annotation.update(metabolite.annotation)
-        coefficients[outside] = coefficients.get(outside, 0.0) + value
-    copy.add_metabolites(coefficients)
-    return copy
 
 
 def _add_atpm(model: cobra.Model) -> None:

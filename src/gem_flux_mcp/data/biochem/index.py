@@ -206,13 +206,15 @@ class BiochemIndex:
         return {str(r[0]): str(r[1]) for r in rows}
 
     def reaction_details(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
-        """{id: {name, status, reversibility, pathways, equation, linked, deltag}} in one query."""
+        """{id: {name, status, reversibility, pathways, equation, linked, deltag, ec_numbers}} in
+        one query."""
         rows = _rows_in(self._connect(), "SELECT id, name, status, reversibility, pathways_json, equation, "
-                        "linked, deltag FROM reactions WHERE id IN ({marks})", ids)
+                        "linked, deltag, ec_json FROM reactions WHERE id IN ({marks})", ids)
         return {str(r[0]): {"name": str(r[1]), "status": str(r[2] or ""), "reversibility": str(r[3] or ""),
                             "pathways": json.loads(r[4] or "[]"), "equation": str(r[5] or ""),
                             "linked": _split_links(str(r[6] or "")),
-                            "deltag": float(r[7]) if r[7] not in (None, "") else None} for r in rows}
+                            "deltag": float(r[7]) if r[7] not in (None, "") else None,
+                            "ec_numbers": [str(ec) for ec in json.loads(r[8] or "[]")]} for r in rows}
 
     @staticmethod
     def _compound_record(row: sqlite3.Row) -> dict[str, Any]:

@@ -62,7 +62,10 @@ def complete_uptake(model: cobra.Model, template: Any, media: Sequence[Medium], 
     wanted = sorted({c for medium in media for c, (lower, _) in medium.items() if lower < 0})
     net = Network(model, template, deadline, excluded=excluded, discounts=discounts,
                   reversibility=facts.reversibility, deltag=facts.deltag)
-    taken_up = {cpd for rid, cpd in net.exchange_compound.items() if rid in net.model_reactions}
+    # an exchange alone is not a way in: an outside enzyme's product (thiamin from thiamin
+    # phosphate, outside_enzymes.py) has an exchange but no transporter
+    taken_up = {cpd for rid, cpd in net.exchange_compound.items()
+                if rid in net.model_reactions and _transported(model, cpd)}
     missing = [c for c in wanted if c not in taken_up]
     # a gas or an alcohol the model makes but cannot let out: it would diffuse out of a cell
     trapped = sorted(c for c in DIFFUSIBLE_END_PRODUCTS - set(missing)
@@ -114,15 +117,27 @@ def complete_uptake(model: cobra.Model, template: Any, media: Sequence[Medium], 
 
 def _can_leave(model: cobra.Model, compound: str) -> bool:
     """A reaction of the model may move the compound from the cytosol out (by its bounds)."""
+    return any((reaction.upper_bound > 0) if value < 0 else (reaction.lower_bound < 0)
+               for reaction, value in _transport(model, compound))
+
+
+def _transported(model: cobra.Model, compound: str) -> bool:
+    """The model has a transporter of the compound, whichever way its bounds let it run."""
+    return bool(_transport(model, compound))
+
+
+def _transport(model: cobra.Model, compound: str) -> list[tuple[cobra.Reaction, float]]:
+    """(reaction, coefficient of the cytosolic compound) for each reaction that moves the compound
+    between the cytosol and outside."""
     inside, outside = f"{compound}_c0", f"{compound}_e0"
     if inside not in model.metabolites or outside not in model.metabolites:
-        return False
+        return []
+    found = []
     for reaction in model.metabolites.get_by_id(inside).reactions:
         coefficients = {m.id: c for m, c in reaction.metabolites.items()}
-        outward = (reaction.upper_bound > 0) if coefficients[inside] < 0 else (reaction.lower_bound < 0)
-        if outside in coefficients and coefficients[inside] * coefficients[outside] < 0 and outward:
-            return True
-    return False
+        if outside in coefficients and coefficients[inside] * coefficients[outside] < 0:
+            found.append((reaction, coefficients[inside]))
+    return found
 
 
 def made_by_model(model: cobra.Model, media: Sequence[Medium], compounds: Sequence[str]) -> set[str]:
