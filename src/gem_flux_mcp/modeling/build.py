@@ -35,7 +35,7 @@ from .bigg_match import Aliases, StoichiometricAliases, bound_carrier_pairs, ins
 from .biomass_needs import drop_dispensable_cofactors, require_essential_lps, straight_chain_lipids
 from .completeness import bundled_markers, completeness_summary, estimate_completeness
 from .decarboxylation import orient_decarboxylations
-from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport
+from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport, orient_nucleotide_making_kinases
 from .inputs import Protein, product_from_description
 from .outside_enzymes import add_outside_phosphatases, outside_copy
 from .rast import annotate_with_rast
@@ -187,6 +187,7 @@ def build_draft(
     # and so do the ligases and carboxylases the database calls irreversible
     details = aliases.reaction_details({r.id.split("_")[0] for r in model.reactions})
     coupled = orient_atp_coupled_reactions(model, {k: d["reversibility"] for k, d in details.items()})
+    kinases = orient_nucleotide_making_kinases(model)  # PEP and carbamoyl phosphate give phosphate to NDPs only
     # and no decarboxylation fixes CO2 backwards without an energy source
     decarboxylations = orient_decarboxylations(model, {k: d["deltag"] for k, d in details.items()})
     gene_sources: dict[str, set[str]] = {}
@@ -214,6 +215,7 @@ def build_draft(
         "gene_associated_reactions": sum(1 for r in model.reactions if r.genes),
         "atp_driven_transporters_made_one_way": len(oriented),
         "atp_driven_reactions_made_one_way": len(coupled),
+        "nucleotide_making_kinases_made_one_way": len(kinases),
         "decarboxylations_made_one_way": len(decarboxylations),
         "branched_lipids_replaced": len(straight),
         "outside_phosphatase_reactions": len(phosphatases),

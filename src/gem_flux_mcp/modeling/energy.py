@@ -6,6 +6,14 @@ or AMP + PPi) in the same reaction. Run backwards it exports the solute and *mak
 such transporter does in a cell: an optimal solution that exports a nutrient this way has energy
 from a transporter, not from metabolism. ATP synthases are not counted: the only thing they move
 across is H+ (or Na+), and making ATP from that gradient is their job.
+
+Kinases of phosphoryl donors above ATP (`orient_nucleotide_making_kinases`): phosphoenolpyruvate
+and carbamoyl phosphate give their phosphate to ADP (pyruvate kinase, carbamate kinase); the
+reverse, NTP + pyruvate -> PEP or NTP + carbamate -> carbamoyl phosphate, is uphill by 24-30
+kJ/mol (ModelSEED's estimates: +5.7 to +7.2 kcal/mol for the pyruvate kinases with any NTP,
++6.3 for carbamate kinase), and cells make PEP and carbamoyl phosphate by other enzymes (PEP
+synthase, PEP carboxykinase, carbamoyl-phosphate synthetase with two ATP). Run backwards, a
+kinase bypassed those enzymes in the models (E. coli's carA/carB, ppc; benchmarks/HISTORY.md).
 """
 
 from __future__ import annotations
@@ -131,6 +139,47 @@ def orient_atp_coupled_reactions(model: cobra.Model, reversibility: Mapping[str,
             continue
         if runs_against(reaction, sign):
             keep_direction(reaction, sign, "ATP-driven, irreversible in the database: hydrolyses ATP only")
+            changed.append(reaction.id)
+    return changed
+
+
+# nucleoside triphosphate -> diphosphate: ATP, CTP, GTP, UTP, ITP, dATP, dGTP, dCTP
+NUCLEOTIDE_PAIRS = {ATP: ADP, "cpd00052": "cpd00096", "cpd00038": "cpd00031", "cpd00062": "cpd00014",
+                    "cpd00068": "cpd00090", "cpd00115": "cpd00177", "cpd00241": "cpd00295", "cpd00356": "cpd00533"}
+HIGH_ENERGY_PHOSPHATES = frozenset({"cpd00061", "cpd00146"})  # phosphoenolpyruvate, carbamoyl phosphate
+# what else such a kinase may hold: pyruvate, carbamate (or CO2 + NH3, as ModelSEED writes it), water, H+
+KINASE_PARTNERS = frozenset({"cpd00020", "cpd01101", "cpd00011", "cpd00013", "cpd00001", "cpd00067"})
+
+
+def nucleotide_making_sign(stoichiometry: Mapping[str, float]) -> int | None:
+    """For a cytosolic reaction ({cpd#####_c0: coefficient}) that moves a phosphate between
+    phosphoenolpyruvate or carbamoyl phosphate and a nucleoside diphosphate: the direction that
+    makes the triphosphate (+1 forward, -1 reverse); None for any other reaction."""
+    compounds: dict[str, float] = {}
+    for met, coefficient in stoichiometry.items():
+        match = METABOLITE_ID.match(met)
+        if not match or match.group(2) != "c":
+            return None
+        compounds[match.group(1)] = compounds.get(match.group(1), 0.0) + coefficient
+    donors = [c for c in HIGH_ENERGY_PHOSPHATES if compounds.get(c)]
+    pairs = [(n, d) for n, d in NUCLEOTIDE_PAIRS.items() if compounds.get(n) and compounds.get(d)
+             and compounds[n] * compounds[d] < 0]
+    if len(donors) != 1 or len(pairs) != 1 or set(compounds) - {donors[0], *pairs[0]} - KINASE_PARTNERS:
+        return None
+    return 1 if compounds[donors[0]] < 0 else -1
+
+
+def orient_nucleotide_making_kinases(model: cobra.Model) -> list[str]:
+    """Close the direction of every pyruvate or carbamate kinase that would spend a nucleoside
+    triphosphate to make phosphoenolpyruvate or carbamoyl phosphate (in place); returns the ids
+    changed."""
+    changed = []
+    for reaction in model.reactions:
+        if reaction.boundary:
+            continue
+        sign = nucleotide_making_sign({m.id: c for m, c in reaction.metabolites.items()})
+        if sign is not None and runs_against(reaction, sign):
+            keep_direction(reaction, sign, "kinase of a phosphoryl donor above ATP: makes the triphosphate only")
             changed.append(reaction.id)
     return changed
 

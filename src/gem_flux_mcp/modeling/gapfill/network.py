@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gem_flux_mcp.modeling.decarboxylation import decarboxylating_sign
-from gem_flux_mcp.modeling.energy import atp_hydrolysis_sign, moves_solute
+from gem_flux_mcp.modeling.energy import atp_hydrolysis_sign, moves_solute, nucleotide_making_sign
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
 
 if TYPE_CHECKING:
@@ -275,13 +275,13 @@ def _offered_directions(gapfill_direction: str, stoichiometry: Mapping[str, floa
     """The directions gapfilling may add: those the template allows, less the direction
     ModelSEED's thermodynamic estimate rules out (`database` '>' or '<': e.g. nitric oxide
     dioxygenase run backwards would make O2 from nitrate), the ATP-making direction of an
-    ATP-driven transporter and the CO2-fixing direction of a decarboxylation (decarboxylation.py)."""
+    ATP-driven transporter, the CO2-fixing direction of a decarboxylation (decarboxylation.py) and
+    the direction of a pyruvate or carbamate kinase that spends a triphosphate (energy.py)."""
     allowed = {"=": (1, -1), ">": (1,), "<": (-1,)}.get(gapfill_direction, ())
     possible = {">": (1,), "<": (-1,)}.get(database, (1, -1))
-    hydrolysing = atp_hydrolysis_sign(stoichiometry)
-    releasing = decarboxylating_sign(stoichiometry, deltag)
-    return tuple(s for s in allowed if s in possible and (hydrolysing is None or s == hydrolysing)
-                 and (releasing is None or s == releasing))
+    required = [sign for sign in (atp_hydrolysis_sign(stoichiometry), decarboxylating_sign(stoichiometry, deltag),
+                                  nucleotide_making_sign(stoichiometry)) if sign is not None]
+    return tuple(s for s in allowed if s in possible and all(s == sign for sign in required))
 
 
 def _direction_cost(template_reaction: Any, sign: int) -> float:

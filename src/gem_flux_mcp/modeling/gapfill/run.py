@@ -15,7 +15,11 @@ import numpy as np
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, InfeasibilityError, LibraryError, ValidationError
 from gem_flux_mcp.modeling.decarboxylation import orient_decarboxylations
-from gem_flux_mcp.modeling.energy import orient_atp_coupled_reactions, orient_atp_driven_transport
+from gem_flux_mcp.modeling.energy import (
+    orient_atp_coupled_reactions,
+    orient_atp_driven_transport,
+    orient_nucleotide_making_kinases,
+)
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
 from gem_flux_mcp.modeling.gapfill.atp import AtpCorrection, correct_atp
 from gem_flux_mcp.modeling.gapfill.changes import evidence_discounts
@@ -113,7 +117,8 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
     work = model.copy()
     # an ATP-driven transporter never runs backwards to make ATP (drafts built before this rule,
     # imported models)
-    oriented = orient_atp_driven_transport(work) + orient_atp_coupled_reactions(work, facts.reversibility)
+    oriented = (orient_atp_driven_transport(work) + orient_atp_coupled_reactions(work, facts.reversibility)
+                + orient_nucleotide_making_kinases(work))
     decarboxylations = orient_decarboxylations(work, facts.deltag)  # and no CO2 is fixed without energy
     objective = pick_objective(work)
     no_carbon = {name: carbon_free(medium, formulas) for name, medium in named.items()}
