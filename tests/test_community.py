@@ -251,14 +251,22 @@ async def test_community_tools(server_env: dict[str, str], tmp_path: Path) -> No
         assert [r.kind for r in recorded] == ["community_minimal_medium", "community_knockouts", "community_growth"]
         assert recorded[2].summary["member_growth"] == {m["member"]: m["growth_rate"] for m in answer["members"]}
 
+        shown = await call(client, "get_community", {"community_id": "pair"})
+        assert [(m["model_id"], m["state"]) for m in shown["members"]] == [(pair[0], "stored"), (pair[1], "stored")]
+        assert [r["kind"] for r in shown["results"]] == [r.kind for r in recorded]
+
         # a member deleted, then replaced under the same id: refused, never silently used
         await call(client, "delete_model", {"model_id": pair[0]})
         await call(client, "run_community", {"community_id": "pair", "media_id": glucose}, error="MODEL_NOT_FOUND")
+        shown = await call(client, "get_community", {"community_id": "pair"})
+        assert [m["state"] for m in shown["members"]] == ["deleted", "stored"]
         save_json_model(prototroph(), str(tmp_path / "other.json"))
         await call(client, "import_model", {"file_path": "other.json", "model_name": "lysminus"})
         changed = await call(client, "run_community", {"community_id": "pair", "media_id": glucose},
                              error="COMMUNITY_MEMBER_CHANGED")
         assert changed["details"]["model_id"] == pair[0]
+        shown = await call(client, "get_community", {"community_id": "pair"})
+        assert [m["state"] for m in shown["members"]] == ["replaced", "stored"]
 
 
 def test_community_command(server_env: dict[str, str], tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Community tools on MICOM (build_community, run_community, community_knockouts,
+"""Community tools on MICOM (build_community, get_community, run_community, community_knockouts,
 community_minimal_medium): stored models
 as members of one community that shares a medium; the growth and cross-feeding of the members
 and who depends on whom. Solves run in a worker process with progress."""
@@ -21,7 +21,7 @@ from gem_flux_mcp.rules.catalog import (
 )
 from gem_flux_mcp.server.dependencies import Caller, current_caller, current_workspace
 from gem_flux_mcp.server.tools.analysis import run_analysis
-from gem_flux_mcp.server.tools.common import CREATES, MediaId, OutputPath, output_target, tool
+from gem_flux_mcp.server.tools.common import CREATES, READ_ONLY, MediaId, OutputPath, output_target, tool
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.community import build, growth, knockouts, medium
 from gem_flux_mcp.services.workspace import Workspace
@@ -47,6 +47,16 @@ def register(mcp: FastMCP) -> None:
         community keeps each member's id and the checksum of its stored file, so a member replaced
         later is refused rather than silently used."""
         return build.build_community(workspace, model_ids, abundances, community_name)
+
+    @tool(mcp, "get_community", results.GetCommunityResult, {"title": "Get a community", **READ_ONLY})
+    def get_community(
+        community_id: CommunityId,
+        workspace: Workspace = Depends(current_workspace),
+    ) -> results.GetCommunityResult:
+        """A stored community: its members with their abundances and whether each is still stored
+        as it was when the community was built, and what was run on it (run_community,
+        community_knockouts, community_minimal_medium), newest first."""
+        return build.get_community(workspace, community_id)
 
     @tool(mcp, "run_community", results.RunCommunityResult, {"title": "Grow a community", **CREATES})
     async def run_community(

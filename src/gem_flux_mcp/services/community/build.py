@@ -1,13 +1,14 @@
 """build_community: stored models become the members of a community with relative abundances;
 each member is checked (exchanges, ModelSEED namespace) and recorded with the size and SHA-256
-of its stored file, so a member replaced under the same id is told apart later."""
+of its stored file, so a member replaced under the same id is told apart later. get_community:
+a stored community, whether each member is still stored as it was, and its recorded results."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from gem_flux_mcp.error_codes import ErrorCode
-from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.errors import NotFoundError, ValidationError
 from gem_flux_mcp.modeling.community import check_member, relative_abundances
 from gem_flux_mcp.modeling.media import exchange_reactions
 from gem_flux_mcp.rules.catalog import COMMUNITY_MEMBERS
@@ -63,3 +64,29 @@ def member_info(member: dict[str, Any]) -> dict[str, Any]:
             "file_sha256": member["file_sha256"], "model_created_at": member["model_created_at"],
             "source": member["source"], "num_reactions": member["num_reactions"],
             "num_exchanges": len(member["exchange_compounds"])}
+
+
+RESULTS_SHOWN = 20
+
+
+def get_community(ws: Workspace, community_id: object) -> results.GetCommunityResult:
+    """The community, each member's state now (stored as built, replaced, or gone) and its newest
+    recorded results."""
+    from gem_flux_mcp.services.community.job import community_key
+
+    community = ws.store.get_community(ws.workspace_id, community_key(community_id))
+    members = []
+    for member in community.members:
+        try:
+            now = ws.store.get_model_row(ws.workspace_id, member["model_id"]).file_sha256
+            state = "stored" if now == member["file_sha256"] else "replaced"
+        except NotFoundError:
+            state = "deleted"
+        members.append({**member_info(member), "state": state})
+    recorded = ws.store.list_community_results(ws.workspace_id, community.community_id, RESULTS_SHOWN)
+    return results.GetCommunityResult.model_validate({
+        "success": True, "community_id": community.community_id, "community_name": community.community_name,
+        "created_at": community.created_at, "members": members,
+        "results": [{"kind": r.kind, "media_id": r.media_id, "created_at": r.created_at, "summary": r.summary}
+                    for r in recorded],
+    })

@@ -3,7 +3,7 @@ community_minimal_medium)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -155,3 +155,25 @@ class CommunityMinimalMediumResult(Result):
                                                               "as a medium")
     seconds: float
     build_seconds: float
+
+
+class CommunityMemberState(CommunityMember):
+    state: Literal["stored", "replaced", "deleted"] = Field(
+        description="stored: the model is stored as it was when the community was built; replaced: another model "
+                    "is stored under its id (runs are refused); deleted: no longer stored")
+
+
+class CommunityRecord(Result):
+    kind: str = Field(description="community_growth, community_knockouts or community_minimal_medium")
+    media_id: str | None
+    created_at: str
+    summary: dict[str, Any]
+
+
+class GetCommunityResult(Result):
+    success: Literal[True] = True
+    community_id: str
+    community_name: str | None
+    created_at: str
+    members: list[CommunityMemberState]
+    results: list[CommunityRecord] = Field(description="What was run on it, newest first (at most 20)")
