@@ -3,7 +3,8 @@ member models: E. coli, B. subtilis and the eight development organisms of the r
 `fermentation/` folder, each reconstructed (`gem-flux reconstruct`, gapfilled on the medium) once
 into a folder and reused. Measured: building the community and its cooperative tradeoff (MICOM
 direct vs gem-flux's library), and the whole MCP calls build_community and run_community
-in-process (run_community in a worker process, cold and warm), with the first page's size.
+in-process (run_community in a worker process, cold and warm), with the first page's size; then
+the classic cross-feeding experiment on the E. coli build (ΔlysA and ΔargH rescue each other).
 
     GEMFLUX_DATA_DIR=../shared/data .venv/bin/python benchmarks/community.py --models /tmp/community-models \\
         [--members 10] [--medium m9_glucose_anaerobic] [--tradeoff 0.5]
@@ -111,6 +112,43 @@ async def over_mcp(files: list[Path], media_id: str, tradeoff: float, data_dir: 
             "solve_s": answer["solve_seconds"], "worker_build_s": answer["build_seconds"]}
 
 
+def auxotrophs(ecoli: Path, medium: dict[str, tuple[float, float]]) -> list[str]:
+    """The classic cross-feeding experiment on our E. coli build: ΔlysA (diaminopimelate
+    decarboxylase, rxn00313) and ΔargH (argininosuccinate lyase, rxn01434) on the medium."""
+    from cobra.io import load_json_model, to_json
+
+    from gem_flux_mcp.modeling.community import (
+        Member,
+        build_micom_community,
+        cooperative_growth,
+        put_community_on_medium,
+    )
+
+    wild = load_json_model(str(ecoli))
+    mutants = []
+    for name, reaction in (("dlysA", "rxn00313_c0"), ("dargH", "rxn01434_c0")):
+        mutant = wild.copy()
+        mutant.id = name
+        mutant.reactions.get_by_id(reaction).bounds = (0.0, 0.0)
+        mutants.append(mutant)
+
+    def alone(model: Any) -> float:
+        with model:
+            for exchange in model.exchanges:
+                exchange.bounds = medium.get(next(iter(exchange.metabolites)).id.split("_")[0], (0.0, 1000.0))
+            return float(model.slim_optimize(error_value=0.0))
+
+    lines = [f"alone: wild type {alone(wild):.4g}, ΔlysA {alone(mutants[0]):.4g}, ΔargH {alone(mutants[1]):.4g} 1/h"]
+    started = time.perf_counter()
+    community, taxa = build_micom_community([Member(m.id, 0.5, to_json(m)) for m in mutants], "auxotrophs")
+    put_community_on_medium(community, medium)
+    grown = cooperative_growth(community, taxa, 0.5)
+    lines.append(f"together ({time.perf_counter() - started:.1f} s): " + ", ".join(
+        f"{m['member']} {m['growth_rate']:.4g}" for m in grown.members) + " 1/h")
+    lines += [f"  {c['name']}: {c['from_member']} -> {c['to_member']} {c['flux']:.4g}" for c in grown.cross_feeding]
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", type=Path, required=True, help="folder the member models are kept in")
@@ -150,6 +188,9 @@ def main() -> None:
           f" MICOM's build + tradeoff; growth {mcp['growth']:.6g}; answer {mcp['answer_chars']} chars "
           f"(~{mcp['answer_chars'] // 4} tokens)")
     print(f"peak RSS of this process {peak:.0f} MiB")
+    if any(f.stem == "ecoli_k12" for f in files):
+        glucose = dict(load_media_library(data_dir)["m9_glucose_aerobic"].compounds)
+        print("\n".join(auxotrophs(next(f for f in files if f.stem == "ecoli_k12"), glucose)))
 
 
 if __name__ == "__main__":

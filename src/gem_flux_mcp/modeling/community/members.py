@@ -146,8 +146,11 @@ def compound_of(metabolite_id: str) -> str:
 
 
 def names_of(community: micom.Community) -> dict[str, str]:
-    """{compound id: name} of the community's medium metabolites."""
-    return {compound_of(m.id): m.name or compound_of(m.id) for m in community.metabolites if m.compartment == "m"}
+    """{compound id: name} of the community's medium metabolites (without a ModelSEED compartment
+    tag such as ' [e0]': MICOM copies the first member's metabolite, whose tag may name another
+    compartment)."""
+    return {compound_of(m.id): re.sub(r"\s*\[[a-z]+\d*\]$", "", m.name or "") or compound_of(m.id)
+            for m in community.metabolites if m.compartment == "m"}
 
 
 def json_safe(value: float) -> float:
