@@ -156,6 +156,9 @@ def main() -> None:
     parser.add_argument("--medium", default="m9_glucose_anaerobic")
     parser.add_argument("--tradeoff", type=float, default=0.5)
     parser.add_argument("--jobs", type=int, default=2, help="reconstructions at once")
+    parser.add_argument("--copies", type=int, default=1, help="each member this many times (a larger community "
+                                                               "of the same builds)")
+    parser.add_argument("--library-only", action="store_true", help="only gem-flux's library (no MICOM direct, no MCP)")
     args = parser.parse_args()
     data_dir = Path(os.environ["GEMFLUX_DATA_DIR"]).resolve()
     args.models.mkdir(parents=True, exist_ok=True)
@@ -164,10 +167,22 @@ def main() -> None:
     with ThreadPoolExecutor(args.jobs) as pool:
         files = list(pool.map(lambda g: reconstruct(g[0], g[1], args.models, args.medium), chosen))
     print(f"{len(files)} member models ready in {time.perf_counter() - started:.1f} s (cached in {args.models})")
+    copies = tempfile.TemporaryDirectory()
+    if args.copies > 1:
+        files = [shutil.copy(f, Path(copies.name) / f"{f.stem}_{n}.json") for n in range(args.copies) for f in files]
+        files = [Path(f) for f in files]
 
     from gem_flux_mcp.data.media_library import load_media_library
 
     medium = dict(load_media_library(data_dir)[args.medium].compounds)
+    if args.library_only:
+        mine = ours(files, medium, args.tradeoff)
+        growing = sum(g > 1e-6 for g in mine["members"].values())
+        print(f"{len(files)} members, gem-flux library: build {mine['build_s']:.1f} s, "
+              f"tradeoff {mine['tradeoff_s']:.1f} s, community growth {mine['growth']:.6g}, growing {growing}, "
+              f"cross-feedings {mine['cross_feedings']}; peak RSS "
+              f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+        return
     direct = micom_direct(files, medium, args.tradeoff)
     mine = ours(files, medium, args.tradeoff)
     worst = max(abs(direct["members"][k] - mine["members"][k]) for k in direct["members"])

@@ -161,7 +161,7 @@ def test_member_checks_and_abundances() -> None:
     assert relative_abundances([1, 3], 2) == [0.25, 0.75]
     for bad in ([0, 1], [-1, 2], [1], [float("nan"), 1], ["a", 1], [True, 1], "1,2"):
         with pytest.raises(ValidationError) as refused:
-            relative_abundances(bad, 2)  # type: ignore[arg-type]
+            relative_abundances(bad, 2)
         assert refused.value.code == "INVALID_ABUNDANCES", bad
     check_member("ok", lysine_auxotroph())
     with pytest.raises(ValidationError) as refused:

@@ -41,7 +41,7 @@ class Member:
     model_json: str
 
 
-def relative_abundances(abundances: Sequence[object] | None, count: int) -> list[float]:
+def relative_abundances(abundances: object, count: int) -> list[float]:
     """Relative abundances of `count` members: equal without `abundances`, else the given positive
     numbers divided by their sum. INVALID_ABUNDANCES for a list of another length or a number
     that is not finite and positive."""

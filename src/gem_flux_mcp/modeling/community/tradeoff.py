@@ -13,7 +13,7 @@ pandas loop (the test compares it with `micom.interaction.interactions`)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.error_codes import ErrorCode
@@ -34,7 +34,6 @@ class CommunityGrowth:
     tradeoff: float
     tolerance: float
     seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)
 
 
 def cooperative_growth(community: micom.Community, taxa: dict[str, str], tradeoff: float = 0.5,

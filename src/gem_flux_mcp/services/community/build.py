@@ -32,8 +32,7 @@ def build_community(ws: Workspace, model_ids: object, abundances: object = None,
     """Check every member (it exists, has exchanges, names them in ModelSEED ids), then store the
     community in one insert; nothing is stored when any check fails."""
     ids = member_ids(model_ids)
-    shares = relative_abundances(abundances if abundances is None or isinstance(abundances, list | tuple)
-                                 else [abundances], len(ids))
+    shares = relative_abundances(abundances, len(ids))
     name: str | None = None
     if community_name is not None:
         if not isinstance(community_name, str) or not community_name.strip():

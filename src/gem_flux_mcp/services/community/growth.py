@@ -5,7 +5,7 @@ then the cross-feeding and member exchange tables paged together) recorded with 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -31,7 +31,6 @@ class CommunityGrowthOutcome:
     growth: CommunityGrowth
     build_seconds: float
     seconds: float
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
