@@ -154,3 +154,40 @@ def recoded_to_table_4(contig: Protein) -> Protein:
 
 def _write(bases: list[str], at: int, codon: str, strand: int) -> None:
     bases[at:at + 3] = list(codon if strand == 1 else codon.translate(COMPLEMENT)[::-1])
+
+
+GLUCOSE, LYSINE, ARGININE = "cpd00027", "cpd00039", "cpd00051"
+
+
+def small_member(name: str, makes: tuple[str, ...], needs: tuple[str, ...]) -> cobra.Model:
+    """A small ModelSEED-namespace organism: glucose in, each compound of `makes` made from glucose
+    (and exchanged: secreted or taken up), each of `needs` only taken up; biomass (bio1) takes
+    glucose and half a unit of every amino acid it makes or needs. An auxotroph needs what it
+    cannot make; two of them rescue each other."""
+    model = cobra.Model(name)
+    metabolites: dict[str, cobra.Metabolite] = {}
+
+    def met(cpd: str, compartment: str) -> cobra.Metabolite:
+        key = f"{cpd}_{compartment}0"
+        if key not in metabolites:
+            name, formula = {GLUCOSE: ("D-Glucose", "C6H12O6"), LYSINE: ("L-Lysine", "C6H15N2O2"),
+                             ARGININE: ("L-Arginine", "C6H15N4O2")}[cpd]
+            metabolites[key] = cobra.Metabolite(key, name=name, formula=formula, compartment=f"{compartment}0")
+        return metabolites[key]
+
+    def reaction(rid: str, stoichiometry: dict[cobra.Metabolite, float], lower: float = 0.0) -> cobra.Reaction:
+        made = cobra.Reaction(rid, lower_bound=lower, upper_bound=1000.0)
+        made.add_metabolites(stoichiometry)
+        return made
+
+    reactions = [reaction("rxn05226_c0", {met(GLUCOSE, "e"): -1, met(GLUCOSE, "c"): 1})]
+    for cpd in makes:
+        reactions.append(reaction(f"make_{cpd}_c0", {met(GLUCOSE, "c"): -1, met(cpd, "c"): 1}))
+    for cpd in (*makes, *needs):
+        reactions.append(reaction(f"transport_{cpd}_c0", {met(cpd, "e"): -1, met(cpd, "c"): 1}, -1000.0))
+    reactions.append(reaction("bio1", {met(GLUCOSE, "c"): -1, **{met(c, "c"): -0.5 for c in (*makes, *needs)}}))
+    model.add_reactions(reactions)
+    for cpd in (GLUCOSE, *makes, *needs):
+        model.add_boundary(met(cpd, "e"), type="exchange", reaction_id=f"EX_{cpd}_e0", lb=-1000.0, ub=1000.0)
+    model.objective = "bio1"
+    return model

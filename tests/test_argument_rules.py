@@ -46,6 +46,8 @@ BOTH_DOORS: list[tuple[str, str, dict[str, Any], list[str], str]] = [
     ("number", "predict_growth_phenotypes", {"model_id": MODEL, "base_media_id": MEDIUM, "panel": "carbon",
                                              "uptake_rate": 0},
      ["phenotypes", "m.json", "--medium", MEDIUM, "--panel", "carbon", "--uptake-rate", "0"], "INVALID_ARGUMENTS"),
+    ("number", "run_community", {"community_id": "c", "media_id": MEDIUM, "tradeoff": 1.5},
+     ["community", "m.json", "--medium", MEDIUM, "--tradeoff", "1.5"], "INVALID_TRADEOFF"),
     ("number", "build_models_batch", {"inputs": ["x.faa"], "out_dir": "out", "workers": 0},
      ["batch", "x.faa", "--out", "out", "--workers", "0"], "INVALID_WORKERS"),
     ("choice", "gapfill_model", {"model_id": MODEL, "media_id": MEDIUM, "gapfill_mode": "genome"},

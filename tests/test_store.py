@@ -825,3 +825,34 @@ def test_concurrent_writers_and_readers(store: Store) -> None:
     assert store.db.count_results(WS, "target.draft") == per_op
     assert len(store.list_results(WS, "target.draft", limit=1000)) == per_op
     assert len(store.db.stored_files()) == per_op + 1
+
+
+def test_communities_and_their_results(store: Store) -> None:
+    """A community row (members as JSON) and the results recorded with it: one insert each, a
+    taken id refused, results newest first and gone with their community."""
+    from gem_flux_mcp.store.rows import CommunityRow
+
+    members = [{"model_id": "a.draft", "abundance": 0.25, "file_sha256": "0" * 64, "exchange_compounds": ["cpd00027"]},
+               {"model_id": "b.draft", "abundance": 0.75, "file_sha256": "1" * 64, "exchange_compounds": []}]
+    named = store.add_community(CommunityRow(WS, "mix", "mix", members, ""))
+    automatic = store.add_community(CommunityRow(WS, "", None, members[:1], ""))
+    assert named.created_at and automatic.community_id.startswith("community_")
+    assert store.get_community(WS, "mix") == named and store.get_community(WS, "mix").members == members
+    with pytest.raises(ValidationError) as taken:
+        store.add_community(CommunityRow(WS, "mix", "mix", members, ""))
+    assert taken.value.code == "DUPLICATE_NAME"
+    with pytest.raises(ValidationError) as bad:
+        store.add_community(CommunityRow(WS, "no spaces", None, members, ""))
+    assert bad.value.code == "INVALID_ID_FORMAT"
+    with pytest.raises(NotFoundError) as missing:
+        store.get_community(WS, "mixx")
+    assert missing.value.code == "COMMUNITY_NOT_FOUND" and missing.value.details["did_you_mean"] == ["mix"]
+    with pytest.raises(NotFoundError):
+        store.get_community("elsewhere", "mix")  # workspaces do not see each other's communities
+    store.add_community_result(WS, "mix", "community_growth", "m9", {"community_growth": 0.5})
+    store.add_community_result(WS, "mix", "community_knockouts", "m9", {"pairs": 2})
+    assert [r.kind for r in store.list_community_results(WS, "mix")] == ["community_knockouts", "community_growth"]
+    with pytest.raises(NotFoundError):
+        store.add_community_result(WS, "nope", "community_growth", None, {})
+    assert store.db.delete_community(WS, "mix")
+    assert store.list_community_results(WS, "mix") == []

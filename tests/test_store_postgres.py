@@ -52,6 +52,7 @@ from test_store import (  # noqa: F401  (fixtures and tests, collected again her
     test_add_get_list_delete_model,
     test_cache_count_bound_is_lru,
     test_closed_store_refuses,
+    test_communities_and_their_results,
     test_concurrent_inserts_of_one_id_give_one_clean_error,
     test_concurrent_writers_and_readers,
     test_corrupt_or_missing_model_file,

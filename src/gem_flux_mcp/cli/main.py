@@ -98,11 +98,12 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--cache-dir", help="cache folder (default: $GEMFLUX_CACHE_DIR)")
     build.add_argument("--quiet", action="store_true", help="no progress output")
 
-    from gem_flux_mcp.cli import analysis_commands, batch_command, workflow_commands
+    from gem_flux_mcp.cli import analysis_commands, batch_command, community_commands, workflow_commands
 
     workflow_commands.add_parsers(sub)
     batch_command.add_parser(sub)
     analysis_commands.add_parsers(sub)
+    community_commands.add_parser(sub)
     return parser
 
 
@@ -136,6 +137,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gem_flux_mcp.cli.analysis_commands import run
 
         return run(args)
+    if args.command == "community":
+        from gem_flux_mcp.cli.community_commands import run as run_community
+
+        return run_community(args)
     if args.command == "data":
         from gem_flux_mcp.cli import data_commands
 

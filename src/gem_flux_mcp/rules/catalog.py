@@ -98,6 +98,16 @@ OFFSET = Number(name="offset", code=ErrorCode.INVALID_OFFSET, ge=0, integer=True
 MAX_WORKERS = 64  # Dask worker processes of one batch
 WORKERS = Number(name="workers", code=ErrorCode.INVALID_WORKERS, ge=1, le=MAX_WORKERS, integer=True,
                  suggestions=("A server gives a batch at most one worker process per core.",))
+DEFAULT_TRADEOFF = 0.5  # MICOM's own default in its `grow` workflow
+TRADEOFF = Number(
+    name="tradeoff", code=ErrorCode.INVALID_TRADEOFF, gt=0, le=1, default=DEFAULT_TRADEOFF,
+    unit="the fraction of the maximal community growth kept", typical=(0.3, 0.9),
+    suggestions=("0.5 (default) keeps half the maximal community growth and lets most members grow; 1.0 keeps the "
+                 "maximum, where usually only the fastest members grow.",))
+MIN_MEMBER_GROWTH = Number(name="min_member_growth", code=ErrorCode.INVALID_TARGET_GROWTH_RATE, ge=0,
+                           le=MAX_TARGET_GROWTH, unit="1/h", default=0.0,
+                           suggestions=("0 (default) lets a member stop growing; a small rate such as 0.01 keeps every "
+                                        "member alive.",))
 GAPFILL_REACTIONS_OFFSET = Number(name="gapfill_reactions_offset", code=ErrorCode.INVALID_OFFSET, ge=0,
                                   integer=True, nullable=True, suggestions=OFFSET.suggestions)
 
@@ -122,6 +132,14 @@ MEDIA_NAME_FILTER = Text(name="name", code=ErrorCode.INVALID_MEDIA_FILTER, max_l
 MEDIA_COMPOUND_FILTER = Text(name="compound", code=ErrorCode.INVALID_MEDIA_FILTER, max_length=MAX_FILTER_CHARS,
                              nullable=True, blank_hint=" (leave it out to list every medium)",
                              suggestions=_FILTER_HINTS, example=_FILTER_EXAMPLE)
+MAX_COMMUNITY_MEMBERS = 100
+COMMUNITY_MEMBERS = Items(name="model_ids", code=ErrorCode.INVALID_COMMUNITY_MEMBERS, max_items=MAX_COMMUNITY_MEMBERS,
+                          what="stored model ids",
+                          suggestions=("Give the ids of stored models (list_models), each once, e.g. "
+                                       "['strain_a.draft.gf', 'strain_b.draft.gf'].",))
+COMMUNITY_MEMBERS_FILTER = Items(name="members", code=ErrorCode.INVALID_COMMUNITY_MEMBERS, nullable=True,
+                                 max_items=MAX_COMMUNITY_MEMBERS, what="member model ids",
+                                 suggestions=("Leave it out to remove every member in turn.",))
 COMPOUNDS = Items(name="compounds", code=ErrorCode.EMPTY_COMPOUNDS_LIST, what="ModelSEED compound ids",
                   suggestions=("Give at least one id such as 'cpd00027' (D-Glucose).",))
 
@@ -152,3 +170,7 @@ ReasonArg = Annotated[str, REASON]
 MediaNameFilterArg = Annotated[str | None, MEDIA_NAME_FILTER]
 MediaCompoundFilterArg = Annotated[str | None, MEDIA_COMPOUND_FILTER]
 CompoundsArg = Annotated[list[str], COMPOUNDS]
+TradeoffArg = Annotated[float, TRADEOFF]
+MinMemberGrowthArg = Annotated[float, MIN_MEMBER_GROWTH]
+CommunityMembersArg = Annotated[list[str], COMMUNITY_MEMBERS]
+CommunityMembersFilterArg = Annotated[list[str] | None, COMMUNITY_MEMBERS_FILTER]

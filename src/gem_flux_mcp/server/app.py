@@ -30,7 +30,18 @@ from gem_flux_mcp.server.dependencies import RESOURCES
 from gem_flux_mcp.server.http_guards import RequestGuard
 from gem_flux_mcp.server.recording import RecordingMiddleware, SessionCloseMiddleware
 from gem_flux_mcp.server.runtime import Resources
-from gem_flux_mcp.server.tools import analysis, batch, build, fba, gapfill, lookup, media, models, revisions
+from gem_flux_mcp.server.tools import (
+    analysis,
+    batch,
+    build,
+    community,
+    fba,
+    gapfill,
+    lookup,
+    media,
+    models,
+    revisions,
+)
 
 if TYPE_CHECKING:
     from gem_flux_mcp.data.biochem import BiochemIndex
@@ -53,6 +64,9 @@ revise_model, delete_model; run_fba optimises a model on a medium and records th
 explain_essentiality says why one deletion does or does not stop growth (the bypass, or what is
 no longer made); predict_fermentation_products says what the organism secretes at optimal growth, and by which
 pathway.
+Communities (MICOM): build_community makes stored models the members of one community;
+run_community grows it on a medium (member growth, who feeds whom), community_knockouts removes
+each member in turn.
 Every failure returns an error envelope with error_code, details, suggestions,
 valid_next_steps and an example_call: follow them instead of retrying the same call.
 """ + (
@@ -89,6 +103,7 @@ def create_app(resources: Resources | None = None, *, with_dashboard: bool = Fal
     build.register(mcp)
     gapfill.register(mcp)
     analysis.register(mcp)
+    community.register(mcp)
     batch.register(mcp)
     model_resources.register(mcp)
     if with_dashboard and resources is not None:

@@ -110,6 +110,10 @@ HINTS: dict[ErrorCode, Hint] = {
          "Model ids are case-sensitive and include the state suffix, e.g. 'E_coli.draft.gf'."),
         ("list_models", "build_model", "import_model"), _call("list_models")),
     ErrorCode.INVALID_MEDIA_FILTER: Hint((), ("list_media", "search_compounds")),
+    ErrorCode.COMMUNITY_NOT_FOUND: Hint(
+        ("build_community(model_ids=[...]) stores a community and answers its id.",), ("build_community",)),
+    ErrorCode.COMMUNITY_MEMBER_CHANGED: Hint(
+        ("Build the community again from the models stored now (build_community).",), ("build_community",)),
     ErrorCode.MEDIA_NOT_FOUND: Hint(
         ("Call list_media to see the media of this workspace (predefined media included).",),
         ("list_media", "build_media"), _call("list_media")),

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import DatabaseError
 from gem_flux_mcp.store.activity_queries import ActivityQueries
+from gem_flux_mcp.store.community_queries import CommunityQueries
 from gem_flux_mcp.store.engine import BUSY_TIMEOUT_SECONDS, SQLITE, error_text, prepare, translate_ddl
 from gem_flux_mcp.store.row_mapping import PRUNED_RESULT_KINDS, RESULTS_KEPT_PER_KIND, media_row, model_row
 from gem_flux_mcp.store.rows import MediaRow, ModelRow, ResultRow, utc_now
@@ -43,7 +44,7 @@ def _values(columns: str) -> str:
     return ", ".join(f":{c.strip()}" for c in columns.split(","))
 
 
-class Database(ActivityQueries):
+class Database(ActivityQueries, CommunityQueries):
     """The state database at `location` (a SQLite file, or a PostgreSQL URL), migrated at open."""
 
     def __init__(self, location: Path | str) -> None:

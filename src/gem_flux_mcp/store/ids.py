@@ -70,6 +70,17 @@ def check_model_id(model_id: str) -> None:
         )
 
 
+def check_community_id(community_id: str) -> None:
+    """A community id: 1-128 letters, digits, '_', '-' or '.' (the media id grammar)."""
+    if not isinstance(community_id, str) or not MEDIA_ID_RE.match(community_id):
+        raise ValidationError(
+            ErrorCode.INVALID_ID_FORMAT,
+            f"Community id {community_id!r} is not valid: use 1-128 letters, digits, '_', '-' or '.'.",
+            details={"provided": repr(community_id)[:140], "pattern": MEDIA_ID_RE.pattern},
+            suggestions=["Use a name such as 'gut_mix', or omit it to get an automatic id."],
+        )
+
+
 def check_media_id(media_id: str) -> None:
     if not isinstance(media_id, str) or not MEDIA_ID_RE.match(media_id):
         raise ValidationError(

@@ -64,6 +64,25 @@ class ResultRow:
     summary: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class CommunityRow:
+    workspace: str
+    community_id: str
+    community_name: str | None
+    members: list[dict[str, Any]]  # model_id, abundance, file_sha256, file_size, model_created_at
+    created_at: str
+
+
+@dataclass(frozen=True)
+class CommunityResultRow:
+    id: int
+    community_id: str
+    kind: str  # "community_growth" | "community_knockouts" | ...
+    media_id: str | None
+    created_at: str
+    summary: dict[str, Any]
+
+
 _ts_lock = threading.Lock()
 _last_ts = datetime.min.replace(tzinfo=UTC)
 

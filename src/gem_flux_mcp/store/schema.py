@@ -149,12 +149,40 @@ CREATE TABLE server_processes (
 ALTER TABLE mcp_sessions ADD COLUMN server_id TEXT;
 """
 
+# Communities of stored models (MICOM): each member's id, abundance and the size and SHA-256 of its
+# stored file when the community was built, so a member replaced under the same id is told apart;
+# and the results recorded with a community (its own table: `results` belongs to one model).
+_MIGRATION_5 = """
+CREATE TABLE communities (
+    workspace TEXT NOT NULL REFERENCES workspaces (id),
+    community_id TEXT NOT NULL,
+    community_name TEXT,
+    members_json TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (workspace, community_id)
+);
+CREATE INDEX communities_by_created ON communities (workspace, created_at);
+
+CREATE TABLE community_results (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace TEXT NOT NULL,
+    community_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    media_id TEXT,
+    created_at TEXT NOT NULL,
+    summary_json TEXT NOT NULL,
+    FOREIGN KEY (workspace, community_id) REFERENCES communities (workspace, community_id) ON DELETE CASCADE
+);
+CREATE INDEX community_results_by_community ON community_results (workspace, community_id, id DESC);
+"""
+
 # Ordered; append only. A released migration is never edited: add a new one instead.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "workspaces_models_media_results", _MIGRATION_1),
     Migration(2, "mcp_sessions_tool_calls", _MIGRATION_2),
     Migration(3, "model_files", _MIGRATION_3),
     Migration(4, "server_processes", _MIGRATION_4),
+    Migration(5, "communities", _MIGRATION_5),
 )
 
 

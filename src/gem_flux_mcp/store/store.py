@@ -32,7 +32,7 @@ from gem_flux_mcp.rules.catalog import DEFAULT_UPTAKE
 from gem_flux_mcp.store.db import DB_FILE_NAME, Database
 from gem_flux_mcp.store.engine import SQLITE
 from gem_flux_mcp.store.id_allocation import MAX_LISTED_IDS, derived_model_id, new_media_id, new_model_id
-from gem_flux_mcp.store.ids import check_media_id, check_model_id, check_workspace
+from gem_flux_mcp.store.ids import check_community_id, check_media_id, check_model_id, check_workspace, random_token
 from gem_flux_mcp.store.model_cache import ModelCache
 from gem_flux_mcp.store.model_files import (
     LEGACY_MODELS_DIR,
@@ -43,7 +43,16 @@ from gem_flux_mcp.store.model_files import (
     parse_model_file,
     unpack_model_data,
 )
-from gem_flux_mcp.store.rows import MODEL_SOURCES, MediaRow, ModelRow, ResultRow, model_state, utc_now
+from gem_flux_mcp.store.rows import (
+    MODEL_SOURCES,
+    CommunityResultRow,
+    CommunityRow,
+    MediaRow,
+    ModelRow,
+    ResultRow,
+    model_state,
+    utc_now,
+)
 from gem_flux_mcp.store.serialization import SerializedModel, serialize_model
 from gem_flux_mcp.store.value_checks import (
     check_result_kind,
@@ -365,6 +374,57 @@ class Store:
         check_workspace(workspace)
         check_results_limit(limit)
         return self.db.list_results(workspace, model_id, limit)
+
+    # ---- communities
+
+    def add_community(self, row: CommunityRow) -> CommunityRow:
+        """Store a community (one insert); DUPLICATE_NAME if the id exists. An empty `created_at`
+        is set to now, an empty id to a free `community_<YYYYMMDD>_<HHMMSS>_<xxxxxx>`."""
+        check_workspace(row.workspace)
+        community_id = row.community_id
+        if not community_id:
+            from datetime import datetime
+
+            community_id = f"community_{datetime.now().strftime('%Y%m%d_%H%M%S')}_{random_token()}"
+        check_community_id(community_id)
+        stored = replace(row, community_id=community_id, created_at=row.created_at or utc_now())
+        json.loads(to_json({"members": stored.members}, "members"))  # refuses what JSON cannot keep
+        if not self.db.insert_community(stored):
+            raise ValidationError(
+                ErrorCode.DUPLICATE_NAME, f"A community named '{community_id}' already exists in this workspace.",
+                details={"name": community_id},
+                suggestions=[f"Choose another community name (e.g. '{community_id}_2'), or omit it for an "
+                             "automatic id."])
+        return stored
+
+    def get_community(self, workspace: str, community_id: str) -> CommunityRow:
+        check_workspace(workspace)
+        found = self.db.get_community(workspace, community_id)
+        if found is None:
+            known = [c.community_id for c in self.db.list_communities(workspace)]
+            close = difflib.get_close_matches(community_id, known, n=3, cutoff=0.6)
+            raise NotFoundError(
+                ErrorCode.COMMUNITY_NOT_FOUND, f"Community '{community_id}' does not exist in this workspace.",
+                details={"community_id": community_id, "available_communities": known[:MAX_LISTED_IDS],
+                         "num_available": len(known), **({"did_you_mean": close} if close else {})},
+                suggestions=[f"Did you mean {', '.join(repr(c) for c in close)}?"] if close else [])
+        return found
+
+    def add_community_result(self, workspace: str, community_id: str, kind: str, media_id: str | None,
+                             summary: dict[str, Any]) -> CommunityResultRow:
+        check_workspace(workspace)
+        check_result_kind(kind)
+        found = self.db.insert_community_result(workspace, community_id, kind, media_id, to_json(summary, "summary"))
+        if found is None:
+            self.get_community(workspace, community_id)  # raises COMMUNITY_NOT_FOUND
+            raise DatabaseError(ErrorCode.DATABASE_ERROR, "The community result was not stored.")
+        return found
+
+    def list_community_results(self, workspace: str, community_id: str, limit: int = 20) -> list[CommunityResultRow]:
+        """Newest first."""
+        check_workspace(workspace)
+        check_results_limit(limit)
+        return self.db.list_community_results(workspace, community_id, limit)
 
     # ---- errors
 

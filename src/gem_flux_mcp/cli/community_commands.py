@@ -1,0 +1,120 @@
+"""`gem-flux community`: model files as the members of one community on a medium (MICOM's
+cooperative tradeoff), without a server: community and member growth, who feeds whom; with
+--knockouts each member removed in turn, with --minimal-medium the community's minimal medium.
+--out writes the cross-feeding table as TSV."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from gem_flux_mcp.cli.errors import report_error
+from gem_flux_mcp.cli.options import add_rule_option
+from gem_flux_mcp.config import Settings
+from gem_flux_mcp.error_codes import ErrorCode
+from gem_flux_mcp.errors import GemFluxError, ValidationError
+from gem_flux_mcp.rules.catalog import DEFAULT_TRADEOFF, MIN_MEMBER_GROWTH, TARGET_GROWTH_RATE, TRADEOFF
+
+
+def add_parser(sub: Any) -> None:
+    com = sub.add_parser("community", help="model files as one community on a medium (MICOM): member growth, "
+                                           "cross-feeding, knockouts")
+    com.add_argument("models", nargs="+", metavar="MODEL", help="SBML (.xml) or COBRApy JSON models, the members")
+    com.add_argument("--medium", required=True,
+                     help="a predefined medium name (e.g. m9_glucose_aerobic) or a JSON file "
+                          "{\"compounds\": {cpd: {\"bounds\": [lower, upper]}}}")
+    com.add_argument("--abundances", default="", help="comma-separated relative abundances, one per model "
+                                                      "(default equal)")
+    add_rule_option(com, "--tradeoff", TRADEOFF, default=DEFAULT_TRADEOFF,
+                    help="fraction of the maximal community growth kept (default 0.5)")
+    com.add_argument("--knockouts", action="store_true", help="also remove each member in turn")
+    add_rule_option(com, "--minimal-medium", TARGET_GROWTH_RATE, metavar="GROWTH",
+                    help="also the minimal medium (within --medium) for this community growth, 1/h")
+    add_rule_option(com, "--min-member-growth", MIN_MEMBER_GROWTH, default=0.0,
+                    help="with --minimal-medium: growth every member must reach, 1/h (default 0)")
+    com.add_argument("--out", help="write the cross-feeding table as TSV here")
+    com.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    com.add_argument("--data-dir", help="reference data folder (default: $GEMFLUX_DATA_DIR)")
+    com.add_argument("--cache-dir", help="cache folder (default: $GEMFLUX_CACHE_DIR)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
+        result = _community(args, settings)
+    except GemFluxError as exc:
+        return report_error(args.command, exc)
+    if args.json:
+        print(json.dumps(result, indent=1, default=str))
+    else:
+        for line in result["lines"]:
+            print(line)
+    return 0
+
+
+def _abundances(text: str) -> list[object] | None:
+    if not text.strip():
+        return None
+    values: list[object] = []
+    for part in text.split(","):
+        try:
+            values.append(float(part))
+        except ValueError as exc:
+            raise ValidationError(ErrorCode.INVALID_ABUNDANCES, f"--abundances: {part.strip()!r} is not a number.",
+                                  details={"provided": text[:80]}) from exc
+    return values
+
+
+def _community(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    from cobra.io import to_json
+
+    from gem_flux_mcp.cli.analysis_commands import _load, _medium, _write
+    from gem_flux_mcp.modeling.community import (
+        Member,
+        build_micom_community,
+        check_member,
+        cooperative_growth,
+        member_knockouts,
+        minimal_community_medium,
+        put_community_on_medium,
+        relative_abundances,
+    )
+    from gem_flux_mcp.services.community.growth import CROSS_FEEDING_COLUMNS
+
+    shares = relative_abundances(_abundances(args.abundances), len(args.models))
+    members: list[Member] = []
+    for path, share in zip(args.models, shares, strict=True):
+        model = _load(path)
+        member_id = model.id or path
+        if any(m.model_id == member_id for m in members):
+            member_id = path
+        check_member(member_id, model)
+        members.append(Member(member_id, share, to_json(model)))
+    name, medium = _medium(args.medium, settings)
+    community, taxa = build_micom_community(members, "community")
+    applied, missing = put_community_on_medium(community, medium)
+    if not any(medium[c][0] < 0 for c in applied):
+        raise ValidationError(ErrorCode.MEDIA_INCOMPATIBLE, f"No member can take up any compound of medium {name}.",
+                              details={"medium": name})
+    grown = cooperative_growth(community, taxa, args.tradeoff)
+    lines = [f"community of {len(members)} on {name} (tradeoff {args.tradeoff:g}): growth {grown.community_growth:.4g}"
+             " /h"]
+    lines += [f"  {m['member']}: abundance {m['abundance']:.3g}, growth {m['growth_rate']:.4g} /h"
+              for m in grown.members]
+    lines += [f"  {c['name']} ({c['compound_id']}): {c['from_member']} -> {c['to_member']} {c['flux']:.4g}"
+              for c in grown.cross_feeding[:20]]
+    knocked = None
+    if args.knockouts:
+        knocked = member_knockouts(community, taxa, None, args.tradeoff)
+        lines += [f"  without {r['removed']}: {r['member']} {r['growth_before']:.4g} -> {r['growth_after']:.4g} /h"
+                  for r in sorted(knocked.rows, key=lambda r: r["change"])[:20]]
+    minimal = None
+    if args.minimal_medium is not None:
+        minimal = minimal_community_medium(community, args.minimal_medium, args.min_member_growth).compounds
+        lines.append(f"  minimal medium for {args.minimal_medium:g} /h: "
+                     + ", ".join(f"{c['name']} {c['uptake']:.4g}" for c in minimal))
+    lines += _write(args.out, CROSS_FEEDING_COLUMNS, grown.cross_feeding)
+    return {"lines": lines, "community_growth": grown.community_growth, "members": grown.members,
+            "cross_feeding": grown.cross_feeding, "exchanges": grown.exchanges, "medium": grown.environment,
+            "medium_missing": missing, "knockouts": knocked.rows if knocked else None, "minimal_medium": minimal}

@@ -1,0 +1,124 @@
+"""Community tools on MICOM (build_community, get_community, run_community, community_knockouts,
+community_minimal_medium): stored models
+as members of one community that shares a medium; the growth and cross-feeding of the members
+and who depends on whom. Solves run in a worker process with progress."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastmcp import Context, FastMCP
+from fastmcp.dependencies import Depends
+from pydantic import Field
+
+from gem_flux_mcp.rules.catalog import (
+    CommunityMembersArg,
+    CommunityMembersFilterArg,
+    MinMemberGrowthArg,
+    OffsetArg,
+    TargetGrowthRateArg,
+    TradeoffArg,
+)
+from gem_flux_mcp.server.dependencies import Caller, current_caller, current_workspace
+from gem_flux_mcp.server.tools.analysis import run_analysis
+from gem_flux_mcp.server.tools.common import CREATES, READ_ONLY, MediaId, OutputPath, output_target, tool
+from gem_flux_mcp.services import results
+from gem_flux_mcp.services.community import build, growth, knockouts, medium
+from gem_flux_mcp.services.workspace import Workspace
+
+CommunityId = Annotated[str, Field(description="Id of a stored community (build_community answers with it)")]
+Tradeoff = Annotated[TradeoffArg, Field(description="Fraction of the maximal community growth the community keeps "
+                                                    "while growth is spread over the members (MICOM's tradeoff)")]
+
+
+def register(mcp: FastMCP) -> None:
+    @tool(mcp, "build_community", results.BuildCommunityResult, {"title": "Build a community", **CREATES})
+    def build_community(
+        model_ids: Annotated[CommunityMembersArg, Field(description="Stored models, the members (each once)")],
+        abundances: Annotated[list[float] | None, Field(
+            description="Relative abundance of each member, in the order of model_ids, each > 0 (divided by "
+                        "their sum); default equal")] = None,
+        community_name: Annotated[str | None, Field(description="Id for the community; default an automatic "
+                                                                "'community_<date>_<time>_<xxxxxx>'")] = None,
+        workspace: Workspace = Depends(current_workspace),
+    ) -> results.BuildCommunityResult:
+        """A community of stored models (builds, imports, revisions) that share one medium, with
+        their relative abundances. Each member must exchange metabolites in ModelSEED ids; the
+        community keeps each member's id and the checksum of its stored file, so a member replaced
+        later is refused rather than silently used."""
+        return build.build_community(workspace, model_ids, abundances, community_name)
+
+    @tool(mcp, "get_community", results.GetCommunityResult, {"title": "Get a community", **READ_ONLY})
+    def get_community(
+        community_id: CommunityId,
+        workspace: Workspace = Depends(current_workspace),
+    ) -> results.GetCommunityResult:
+        """A stored community: its members with their abundances and whether each is still stored
+        as it was when the community was built, and what was run on it (run_community,
+        community_knockouts, community_minimal_medium), newest first."""
+        return build.get_community(workspace, community_id)
+
+    @tool(mcp, "run_community", results.RunCommunityResult, {"title": "Grow a community", **CREATES})
+    async def run_community(
+        ctx: Context,
+        community_id: CommunityId,
+        media_id: MediaId,
+        tradeoff: Tradeoff = 0.5,
+        offset: Annotated[OffsetArg, Field(description="First row of the cross-feeding and exchange tables "
+                                                       "(paging)")] = 0,
+        output_path: OutputPath = None,
+        caller: Caller = Depends(current_caller),
+    ) -> results.RunCommunityResult:
+        """The community on a medium by MICOM's cooperative tradeoff: community growth is maximised,
+        then held at `tradeoff` x the maximum while the members' growth is spread as evenly as
+        possible. Answers the community's growth, each member's growth, what the community takes
+        from and gives to the medium, who feeds whom (metabolite, from member, to member, flux),
+        and each member's uptake and secretion (paged). Runs in a worker process; recorded with
+        the community."""
+        path = output_target(caller.files, output_path)
+        return await run_analysis(
+            ctx, caller, lambda ws: growth.prepare_community_growth(ws, community_id, media_id, tradeoff, offset),
+            lambda ws, job, outcome: growth.store_community_growth(ws, job, outcome, offset, path))
+
+    @tool(mcp, "community_knockouts", results.CommunityKnockoutsResult,
+          {"title": "Remove each member of a community", **CREATES})
+    async def community_knockouts(
+        ctx: Context,
+        community_id: CommunityId,
+        media_id: MediaId,
+        members: Annotated[CommunityMembersFilterArg, Field(description="Members to remove in turn; default "
+                                                                        "every member")] = None,
+        tradeoff: Tradeoff = 0.5,
+        offset: Annotated[OffsetArg, Field(description="First row of the table (paging)")] = 0,
+        caller: Caller = Depends(current_caller),
+    ) -> results.CommunityKnockoutsResult:
+        """Who depends on whom: each member removed in turn (MICOM's knockout_taxa, the cooperative
+        tradeoff solved again), and every other member's growth before and after; the largest falls
+        first. Runs in a worker process; recorded with the community."""
+        return await run_analysis(
+            ctx, caller,
+            lambda ws: knockouts.prepare_knockouts(ws, community_id, media_id, members, tradeoff, offset),
+            lambda ws, job, outcome: knockouts.store_knockouts(ws, job, outcome, offset))
+
+    @tool(mcp, "community_minimal_medium", results.CommunityMinimalMediumResult,
+          {"title": "Minimal medium of a community", **CREATES})
+    async def community_minimal_medium(
+        ctx: Context,
+        community_id: CommunityId,
+        media_id: Annotated[MediaId, Field(description="The medium to search in (e.g. a rich medium)")],
+        target_growth_rate: Annotated[TargetGrowthRateArg, Field(description="Community growth to reach, 1/h")],
+        min_member_growth: Annotated[MinMemberGrowthArg, Field(description="Growth every member must reach, "
+                                                                           "1/h")] = 0.0,
+        minimize_components: Annotated[bool, Field(description="Fewest compounds instead of the smallest total "
+                                                               "uptake (a mixed-integer problem: slower)")] = False,
+        caller: Caller = Depends(current_caller),
+    ) -> results.CommunityMinimalMediumResult:
+        """The community's minimal medium (MICOM's minimal_medium): the compounds of a medium, with
+        their uptakes, that let the community reach a growth rate with every member at least at
+        min_member_growth, at the smallest total uptake (or fewest compounds). The answer's
+        custom_bounds can be stored with build_media. Runs in a worker process; recorded with the
+        community."""
+        return await run_analysis(
+            ctx, caller, lambda ws: medium.prepare_minimal_medium(ws, community_id, media_id, target_growth_rate,
+                                                                  min_member_growth, minimize_components),
+            medium.store_minimal_medium)

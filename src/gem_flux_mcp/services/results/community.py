@@ -1,0 +1,179 @@
+"""Results of the community tools (build_community, run_community, community_knockouts,
+community_minimal_medium)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from gem_flux_mcp.services.results.analysis import TableFile
+from gem_flux_mcp.services.results.base import Result
+
+
+class CommunityMember(Result):
+    model_id: str
+    abundance: float = Field(description="Relative abundance (the members' sum to 1)")
+    file_sha256: str = Field(description="SHA-256 of the member's stored model file when the community was built: a "
+                                         "member replaced since is refused")
+    model_created_at: str
+    source: str = Field(description="How the member model was made: built, imported, gapfilled, revised")
+    num_reactions: int
+    num_exchanges: int
+
+
+class BuildCommunityResult(Result):
+    success: Literal[True] = True
+    community_id: str
+    community_name: str | None
+    created_at: str
+    members: list[CommunityMember]
+    next_steps: list[str]
+
+
+class CommunityGrowthSummary(Result):
+    community_growth: float = Field(description="1/h: the abundance-weighted sum of member growth rates, at "
+                                                "`tradeoff` x the maximal community growth")
+    tradeoff: float
+    members: int
+    growing_members: int
+    cross_feedings: int = Field(description="Rows of the cross-feeding table")
+    member_exchanges: int = Field(description="Rows of the member exchange table")
+    medium_uptakes: int = Field(description="Compounds the community takes up from the medium")
+    medium_secretions: int = Field(description="Compounds the community secretes into the medium")
+    medium_compounds_no_member_exchanges: int = Field(description="Medium compounds no member can exchange")
+
+
+class MemberGrowth(Result):
+    member: str = Field(description="The member's model id")
+    abundance: float
+    growth_rate: float = Field(description="1/h")
+    uptakes: int = Field(description="Compounds it takes up")
+    secretions: int = Field(description="Compounds it secretes")
+
+
+class MediumExchange(Result):
+    compound_id: str
+    name: str
+    flux: float = Field(description="mmol per gDW of community per h: < 0 taken up from the medium, > 0 secreted "
+                                    "into it")
+
+
+class CrossFeeding(Result):
+    compound_id: str
+    name: str
+    from_member: str = Field(description="The member that secretes it")
+    to_member: str = Field(description="The member that takes it up")
+    flux: float = Field(description="min(secretion x abundance of from_member, uptake x abundance of to_member): "
+                                    "mmol per gDW of community per h (MICOM's 'provided' interaction)")
+
+
+class MemberExchange(Result):
+    member: str
+    compound_id: str
+    name: str
+    direction: Literal["uptake", "secretion"]
+    flux: float = Field(description="mmol per gDW of the member per h")
+    weighted: float = Field(description="flux x the member's abundance: mmol per gDW of community per h")
+
+
+class RunCommunityResult(Result):
+    success: Literal[True] = True
+    community_id: str
+    media_id: str
+    summary: CommunityGrowthSummary
+    members: list[MemberGrowth]
+    medium_exchanges: list[MediumExchange] = Field(description="The community's exchange with the medium, uptakes "
+                                                               "first, largest first (first 100)")
+    medium_exchanges_truncated: bool
+    medium_missing: list[str] = Field(description="Medium compounds no member exchanges (first 50)")
+    cross_feeding: list[CrossFeeding] = Field(description="This page of who feeds whom, largest flux first")
+    exchanges: list[MemberExchange] = Field(description="This page of each member's uptake and secretion")
+    offset: int
+    next_offset: int | None = Field(description="offset of the next page of both tables; null at the end")
+    output_file: TableFile | None = Field(default=None, description="The whole cross-feeding table, when "
+                                                                    "output_path was given")
+    seconds: float
+    build_seconds: float = Field(description="Building the MICOM community from the members")
+    solve_seconds: float = Field(description="MICOM's cooperative tradeoff")
+
+
+class KnockoutRow(Result):
+    removed: str = Field(description="The member taken out of the community")
+    member: str = Field(description="Another member")
+    growth_before: float = Field(description="1/h with every member present")
+    growth_after: float = Field(description="1/h without `removed`")
+    change: float = Field(description="growth_after - growth_before: < 0 means member depends on removed")
+
+
+class KnockoutSummary(Result):
+    removed: int
+    pairs: int
+    dependencies: int = Field(description="Pairs where the member grows slower without the removed one")
+    tradeoff: float
+
+
+class KnockoutGrowth(Result):
+    member: str
+    growth_rate: float
+
+
+class CommunityKnockoutsResult(Result):
+    success: Literal[True] = True
+    community_id: str
+    media_id: str
+    summary: KnockoutSummary
+    growth: list[KnockoutGrowth] = Field(description="Each member's growth with every member present")
+    rows: list[KnockoutRow] = Field(description="This page of (removed, member) pairs, largest fall first")
+    offset: int
+    next_offset: int | None
+    seconds: float
+    build_seconds: float
+
+
+class MinimalMediumSummary(Result):
+    compounds: int
+    total_uptake: float = Field(description="mmol per gDW of community per h")
+    target_growth_rate: float
+    min_member_growth: float
+    minimize_components: bool
+
+
+class MinimalMediumCompound(Result):
+    compound_id: str
+    name: str
+    uptake: float = Field(description="mmol per gDW of community per h")
+
+
+class CommunityMinimalMediumResult(Result):
+    success: Literal[True] = True
+    community_id: str
+    media_id: str = Field(description="The medium searched in: only its compounds, at most at its uptake bounds")
+    summary: MinimalMediumSummary
+    compounds: list[MinimalMediumCompound] = Field(description="The minimal medium, largest uptake first")
+    custom_bounds: dict[str, list[float]] = Field(description="The same as build_media's custom_bounds, to store it "
+                                                              "as a medium")
+    seconds: float
+    build_seconds: float
+
+
+class CommunityMemberState(CommunityMember):
+    state: Literal["stored", "replaced", "deleted"] = Field(
+        description="stored: the model is stored as it was when the community was built; replaced: another model "
+                    "is stored under its id (runs are refused); deleted: no longer stored")
+
+
+class CommunityRecord(Result):
+    kind: str = Field(description="community_growth, community_knockouts or community_minimal_medium")
+    media_id: str | None
+    created_at: str
+    summary: dict[str, Any]
+
+
+class GetCommunityResult(Result):
+    success: Literal[True] = True
+    community_id: str
+    community_name: str | None
+    created_at: str
+    members: list[CommunityMemberState]
+    results: list[CommunityRecord] = Field(description="What was run on it, newest first (at most 20)")

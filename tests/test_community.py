@@ -1,0 +1,294 @@
+"""Communities on MICOM (modeling/community, services/community, the community tools and
+`gem-flux community`), checked against MICOM called directly on the same member models: two
+auxotrophs that rescue each other (each makes the amino acid the other needs), a member alone
+against COBRApy's FBA, member knockouts against `knockout_taxa`, cross-feeding against
+`micom.interaction.interactions`, and the mass balance of the shared medium."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import warnings
+from pathlib import Path
+from typing import Any
+
+import cobra
+import micom
+import pandas as pd
+import pytest
+from cobra.io import save_json_model, to_json
+
+from conftest import GEM_FLUX
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.modeling.community import (
+    Member,
+    build_micom_community,
+    check_member,
+    cooperative_growth,
+    member_knockouts,
+    minimal_community_medium,
+    put_community_on_medium,
+    relative_abundances,
+)
+from mcp_client import call, in_process_client
+from models import ARGININE, GLUCOSE, LYSINE, small_member, textbook
+
+UPTAKE = 10.0
+TOLERANCE = 1e-4
+
+
+def lysine_auxotroph() -> cobra.Model:
+    return small_member("lys_minus", makes=(ARGININE,), needs=(LYSINE,))
+
+
+def arginine_auxotroph() -> cobra.Model:
+    return small_member("arg_minus", makes=(LYSINE,), needs=(ARGININE,))
+
+
+def prototroph() -> cobra.Model:
+    return small_member("proto", makes=(LYSINE, ARGININE), needs=())
+
+
+def alone_on_glucose(model: cobra.Model) -> float:
+    """FBA growth by hand: glucose up to UPTAKE, nothing else taken up."""
+    with model:
+        for reaction in model.exchanges:
+            reaction.lower_bound = -UPTAKE if reaction.id == f"EX_{GLUCOSE}_e0" else 0.0
+        return float(model.slim_optimize(error_value=0.0))
+
+
+def micom_direct(models: list[cobra.Model], abundances: list[float], folder: Path) -> micom.Community:
+    """MICOM's own community of the same models, from files, on glucose: no gem-flux code."""
+    files = []
+    for model in models:
+        save_json_model(model, str(folder / f"{model.id}.json"))
+        files.append(str(folder / f"{model.id}.json"))
+    taxonomy = pd.DataFrame({"id": [m.id for m in models], "file": files, "abundance": abundances})
+    community = micom.Community(taxonomy, id="direct", solver="hybrid", progress=False)
+    community.medium = {f"EX_{GLUCOSE}_m": UPTAKE}
+    return community
+
+
+def ours(models: list[cobra.Model], abundances: list[float]) -> tuple[Any, dict[str, str]]:
+    members = [Member(m.id, a, to_json(m)) for m, a in zip(models, abundances, strict=True)]
+    community, taxa = build_micom_community(members, "ours")
+    applied, missing = put_community_on_medium(community, {GLUCOSE: (-UPTAKE, 1000.0), "cpd00009": (-10.0, 1000.0)})
+    assert applied == [GLUCOSE] and missing == ["cpd00009"]  # no member exchanges phosphate
+    return community, taxa
+
+
+def test_two_auxotrophs_rescue_each_other_as_micom_says(tmp_path: Path) -> None:
+    lys, arg = lysine_auxotroph(), arginine_auxotroph()
+    assert alone_on_glucose(lys) == alone_on_glucose(arg) == 0.0  # neither grows alone
+    abundances = [0.3, 0.7]
+    community, taxa = ours([lys, arg], abundances)
+    grown = cooperative_growth(community, taxa, 0.5)
+
+    direct = micom_direct([lysine_auxotroph(), arginine_auxotroph()], abundances, tmp_path)
+    solution = direct.cooperative_tradeoff(fraction=0.5, fluxes=True, pfba=True)
+    assert grown.community_growth == pytest.approx(solution.growth_rate, abs=TOLERANCE)
+    assert {m["member"]: m["growth_rate"] for m in grown.members} == pytest.approx(
+        {t: solution.members.at[t, "growth_rate"] for t in ("lys_minus", "arg_minus")}, abs=TOLERANCE)
+    assert all(m["growth_rate"] > 0.5 for m in grown.members)  # together both grow
+    for row in grown.exchanges:  # every member exchange equals MICOM's flux
+        flux = solution.fluxes.at[row["member"], f"EX_{row['compound_id']}_e0"]
+        assert row["flux"] == pytest.approx(abs(flux), abs=TOLERANCE)
+        assert row["direction"] == ("secretion" if flux > 0 else "uptake")
+
+    # the cross-feeding: arginine from the lysine auxotroph to the arginine auxotroph and back
+    pairs = {(c["compound_id"], c["from_member"], c["to_member"]) for c in grown.cross_feeding}
+    assert pairs == {(ARGININE, "lys_minus", "arg_minus"), (LYSINE, "arg_minus", "lys_minus")}
+    assert {c["name"] for c in grown.cross_feeding} == {"L-Arginine", "L-Lysine"}
+    # ... equal to MICOM's own "provided" interactions on its own solution
+    from micom.interaction import interactions
+    from micom.workflows.results import GrowthResults
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = interactions(GrowthResults.from_solution(solution, direct), None, progress=False)
+    provided = found[found["class"] == "provided"]
+    assert {(r.metabolite.rsplit("_", 1)[0], r.focal, r.partner): r.flux for r in provided.itertuples()} == \
+        pytest.approx({(c["compound_id"], c["from_member"], c["to_member"]): c["flux"] for c in grown.cross_feeding},
+                      abs=TOLERANCE)
+
+    # mass balance: the community's exchange with the medium = what members secrete - what they take up
+    net: dict[str, float] = {}
+    for row in grown.exchanges:
+        net[row["compound_id"]] = net.get(row["compound_id"], 0.0) + \
+            (row["weighted"] if row["direction"] == "secretion" else -row["weighted"])
+    environment = {e["compound_id"]: e["flux"] for e in grown.environment}
+    assert environment[GLUCOSE] < 0
+    assert environment[GLUCOSE] == pytest.approx(solution.fluxes.at["medium", f"EX_{GLUCOSE}_m"], abs=TOLERANCE)
+    for compound, flux in net.items():
+        assert environment.get(compound, 0.0) == pytest.approx(flux, abs=1e-6), compound
+
+
+def test_one_member_reproduces_its_fba_growth() -> None:
+    model = prototroph()
+    expected = alone_on_glucose(model)
+    assert expected > 1.0
+    community, taxa = ours([model], [1.0])
+    grown = cooperative_growth(community, taxa, 1.0)
+    assert grown.community_growth == pytest.approx(expected, abs=TOLERANCE)
+    assert grown.members[0]["growth_rate"] == pytest.approx(expected, abs=TOLERANCE)
+    assert grown.cross_feeding == []
+
+
+def test_knockouts_and_minimal_medium_equal_micom(tmp_path: Path) -> None:
+    models = [lysine_auxotroph(), arginine_auxotroph(), prototroph()]
+    community, taxa = ours(models, [1.0, 1.0, 1.0])
+    found = member_knockouts(community, taxa, None, 0.5)
+    direct = micom_direct([lysine_auxotroph(), arginine_auxotroph(), prototroph()], [1.0, 1.0, 1.0], tmp_path)
+    change = direct.knockout_taxa(fraction=0.5, method="change", progress=False)
+    assert len(found.rows) == 6
+    for row in found.rows:
+        assert row["change"] == pytest.approx(change.at[row["removed"], row["member"]], abs=TOLERANCE), row
+    without = {(r["removed"], r["member"]): r for r in found.rows}
+    # without the lysine auxotroph, the prototroph feeds the arginine auxotroph its arginine
+    assert without[("lys_minus", "arg_minus")]["growth_after"] > 0.1
+    assert without[("lys_minus", "proto")]["change"] > -1e-6  # the prototroph needs nobody
+
+    target = 1.0
+    medium = minimal_community_medium(community, target, 0.1)
+    reference = micom.media.minimal_medium(direct, target, min_growth=0.1)
+    assert {c["compound_id"]: c["uptake"] for c in medium.compounds} == pytest.approx(
+        {r.rsplit("_", 1)[0].removeprefix("EX_"): v for r, v in reference.items()}, abs=TOLERANCE)
+
+
+def test_member_checks_and_abundances() -> None:
+    assert relative_abundances(None, 4) == [0.25] * 4
+    assert relative_abundances([1, 3], 2) == [0.25, 0.75]
+    for bad in ([0, 1], [-1, 2], [1], [float("nan"), 1], ["a", 1], [True, 1], "1,2"):
+        with pytest.raises(ValidationError) as refused:
+            relative_abundances(bad, 2)
+        assert refused.value.code == "INVALID_ABUNDANCES", bad
+    check_member("ok", lysine_auxotroph())
+    with pytest.raises(ValidationError) as refused:
+        check_member("textbook", textbook())  # BiGG ids: glc__D_e shares nothing with cpd00027_e0
+    assert refused.value.code == "COMMUNITY_NAMESPACE_MISMATCH" and "EX_glc__D_e" in \
+        refused.value.details["foreign_exchanges"]
+    closed = lysine_auxotroph()
+    closed.remove_reactions([r for r in closed.exchanges])
+    with pytest.raises(ValidationError) as refused:
+        check_member("closed", closed)
+    assert refused.value.code == "COMMUNITY_NAMESPACE_MISMATCH" and refused.value.details["exchanges"] == 0
+
+
+@pytest.mark.anyio
+async def test_community_tools(server_env: dict[str, str], tmp_path: Path) -> None:
+    for model in (lysine_auxotroph(), arginine_auxotroph(), prototroph(), textbook()):
+        save_json_model(model, str(tmp_path / f"{model.id}.json"))
+    async with in_process_client(server_env) as client:
+        for name in ("lys_minus", "arg_minus", "proto", "e_coli_core"):
+            await call(client, "import_model", {"file_path": f"{name}.json", "model_name": name.replace("_", "")})
+        glucose = (await call(client, "build_media", {"compounds": [GLUCOSE],
+                                                      "custom_bounds": {GLUCOSE: [-UPTAKE, 1000.0]}}))["media_id"]
+        pair = ["lysminus.draft", "argminus.draft"]
+        built = await call(client, "build_community", {"model_ids": pair, "abundances": [3, 7],
+                                                       "community_name": "pair"})
+        assert built["community_id"] == "pair"
+        assert [(m["model_id"], m["abundance"]) for m in built["members"]] == [(pair[0], 0.3), (pair[1], 0.7)]
+
+        answer = await call(client, "run_community", {"community_id": "pair", "media_id": glucose,
+                                                      "output_path": "cross_feeding.tsv"})
+        assert list(answer)[:4] == ["success", "community_id", "media_id", "summary"]
+        direct = micom_direct([lysine_auxotroph(), arginine_auxotroph()], [0.3, 0.7], tmp_path)
+        solution = direct.cooperative_tradeoff(fraction=0.5, fluxes=True, pfba=True)
+        assert answer["summary"]["community_growth"] == pytest.approx(solution.growth_rate, abs=TOLERANCE)
+        assert answer["summary"]["growing_members"] == 2 and answer["summary"]["cross_feedings"] == 2
+        assert {m["member"]: m["growth_rate"] for m in answer["members"]} == pytest.approx(
+            {pair[0]: solution.members.at["lys_minus", "growth_rate"],
+             pair[1]: solution.members.at["arg_minus", "growth_rate"]}, abs=TOLERANCE)
+        assert {(c["compound_id"], c["from_member"], c["to_member"]) for c in answer["cross_feeding"]} == \
+            {(ARGININE, pair[0], pair[1]), (LYSINE, pair[1], pair[0])}
+        with (tmp_path / "cross_feeding.tsv").open() as handle:
+            assert len(list(csv.DictReader(handle, delimiter="\t"))) == 2
+        assert answer["next_offset"] is None and answer["medium_missing"] == []
+
+        knocked = await call(client, "community_knockouts", {"community_id": "pair", "media_id": glucose,
+                                                             "members": [pair[0]]})
+        assert [(r["removed"], r["member"]) for r in knocked["rows"]] == [(pair[0], pair[1])]
+        assert knocked["rows"][0]["growth_after"] == pytest.approx(0.0, abs=1e-6)
+        assert knocked["summary"]["dependencies"] == 1
+
+        minimal = await call(client, "community_minimal_medium", {"community_id": "pair", "media_id": glucose,
+                                                                   "target_growth_rate": 1.0,
+                                                                   "min_member_growth": 0.1})
+        reference = micom.media.minimal_medium(direct, 1.0, min_growth=0.1)
+        assert {c["compound_id"]: c["uptake"] for c in minimal["compounds"]} == pytest.approx(
+            {r.removeprefix("EX_").rsplit("_", 1)[0]: v for r, v in reference.items()}, abs=TOLERANCE)
+        assert minimal["custom_bounds"] == {c["compound_id"]: [-c["uptake"], 1000.0] for c in minimal["compounds"]}
+        await call(client, "community_minimal_medium", {"community_id": "pair", "media_id": glucose,
+                                                        "target_growth_rate": 9.0}, error="COMMUNITY_INFEASIBLE")
+
+        # bad input: a clear error each, nothing stored
+        await call(client, "build_community", {"model_ids": ["nope.draft"], "community_name": "bad"},
+                   error="MODEL_NOT_FOUND")
+        await call(client, "build_community", {"model_ids": pair, "abundances": [1, -1], "community_name": "bad"},
+                   error="INVALID_ABUNDANCES")
+        await call(client, "build_community", {"model_ids": pair, "abundances": [1], "community_name": "bad"},
+                   error="INVALID_ABUNDANCES")
+        await call(client, "build_community", {"model_ids": [pair[0], pair[0]], "community_name": "bad"},
+                   error="INVALID_COMMUNITY_MEMBERS")
+        await call(client, "build_community", {"model_ids": [], "community_name": "bad"},
+                   error="INVALID_COMMUNITY_MEMBERS")
+        mixed = await call(client, "build_community", {"model_ids": [pair[0], "ecolicore.draft"],
+                                                       "community_name": "bad"}, error="COMMUNITY_NAMESPACE_MISMATCH")
+        assert mixed["details"]["model_id"] == "ecolicore.draft"
+        await call(client, "build_community", {"model_ids": pair, "community_name": "pair"}, error="DUPLICATE_NAME")
+        await call(client, "run_community", {"community_id": "bad", "media_id": glucose}, error="COMMUNITY_NOT_FOUND")
+        phosphate = (await call(client, "build_media", {"compounds": ["cpd00009"]}))["media_id"]
+        await call(client, "run_community", {"community_id": "pair", "media_id": phosphate},
+                   error="MEDIA_INCOMPATIBLE")
+        await call(client, "run_community", {"community_id": "pair", "media_id": glucose, "tradeoff": 0},
+                   error="INVALID_TRADEOFF")
+        await call(client, "community_knockouts", {"community_id": "pair", "media_id": glucose,
+                                                   "members": ["proto.draft"]}, error="INVALID_COMMUNITY_MEMBERS")
+        store = client.resources.store
+        assert [c.community_id for c in store.db.list_communities("local")] == ["pair"]  # none of the refused
+        recorded = store.list_community_results("local", "pair")
+        assert [r.kind for r in recorded] == ["community_minimal_medium", "community_knockouts", "community_growth"]
+        assert recorded[2].summary["member_growth"] == {m["member"]: m["growth_rate"] for m in answer["members"]}
+
+        shown = await call(client, "get_community", {"community_id": "pair"})
+        assert [(m["model_id"], m["state"]) for m in shown["members"]] == [(pair[0], "stored"), (pair[1], "stored")]
+        assert [r["kind"] for r in shown["results"]] == [r.kind for r in recorded]
+
+        # a member deleted, then replaced under the same id: refused, never silently used
+        await call(client, "delete_model", {"model_id": pair[0]})
+        await call(client, "run_community", {"community_id": "pair", "media_id": glucose}, error="MODEL_NOT_FOUND")
+        shown = await call(client, "get_community", {"community_id": "pair"})
+        assert [m["state"] for m in shown["members"]] == ["deleted", "stored"]
+        save_json_model(prototroph(), str(tmp_path / "other.json"))
+        await call(client, "import_model", {"file_path": "other.json", "model_name": "lysminus"})
+        changed = await call(client, "run_community", {"community_id": "pair", "media_id": glucose},
+                             error="COMMUNITY_MEMBER_CHANGED")
+        assert changed["details"]["model_id"] == pair[0]
+        shown = await call(client, "get_community", {"community_id": "pair"})
+        assert [m["state"] for m in shown["members"]] == ["replaced", "stored"]
+
+
+def test_community_command(server_env: dict[str, str], tmp_path: Path) -> None:
+    for model in (lysine_auxotroph(), arginine_auxotroph()):
+        save_json_model(model, str(tmp_path / f"{model.id}.json"))
+    (tmp_path / "glucose.json").write_text(json.dumps({"compounds": {GLUCOSE: {"bounds": [-UPTAKE, 1000.0]}}}))
+    proc = subprocess.run([GEM_FLUX, "community", str(tmp_path / "lys_minus.json"), str(tmp_path / "arg_minus.json"),
+                           "--medium", str(tmp_path / "glucose.json"), "--abundances", "0.3,0.7", "--knockouts",
+                           "--minimal-medium", "1",
+                           "--out", str(tmp_path / "cf.tsv"), "--json"],
+                          capture_output=True, text=True, timeout=300, env=server_env)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    solution = micom_direct([lysine_auxotroph(), arginine_auxotroph()], [0.3, 0.7], tmp_path).cooperative_tradeoff(
+        fraction=0.5)
+    assert result["community_growth"] == pytest.approx(solution.growth_rate, abs=TOLERANCE)
+    assert {(c["compound_id"], c["from_member"]) for c in result["cross_feeding"]} == \
+        {(ARGININE, "lys_minus"), (LYSINE, "arg_minus")}
+    assert len(result["knockouts"]) == 2 and all(r["growth_after"] < 1e-6 for r in result["knockouts"])
+    assert len((tmp_path / "cf.tsv").read_text().splitlines()) == 3
+    assert [c["compound_id"] for c in result["minimal_medium"]] == [GLUCOSE]
+    refused = subprocess.run([GEM_FLUX, "community", str(tmp_path / "lys_minus.json"), "--medium",
+                              str(tmp_path / "glucose.json"), "--tradeoff", "2"],
+                             capture_output=True, text=True, timeout=300, env=server_env)
+    assert refused.returncode != 0 and "INVALID_TRADEOFF" in refused.stdout + refused.stderr
