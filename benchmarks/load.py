@@ -60,7 +60,32 @@ MIX: list[Call] = [
     ("get_reaction_name", lambda tag: {"reaction_id": "rxn00200"}),
 ]
 SCENARIOS = {"full": [(1, 200), (20, 20), (100, 10)], "quick": [(1, 40), (10, 5), (30, 3)]}
-SETTLE_S = 5.0  # gem-flux imports COBRApy in the background ~3 s after start
+SETTLE_S = 5.0
+# --profile: a gem-flux server under cProfile in every thread (tools run in anyio worker threads)
+PROFILED = '''
+import atexit, cProfile, pstats, sys, threading
+
+def main(out):
+    profiles = [cProfile.Profile()]
+    def per_thread(frame, event, arg):
+        profiles.append(cProfile.Profile())
+        profiles[-1].enable()
+    threading.setprofile(per_thread)
+    def dump():
+        for p in profiles:
+            p.disable()
+        stats = pstats.Stats(profiles[0])
+        for p in profiles[1:]:
+            stats.add(p)
+        stats.dump_stats(out)
+    atexit.register(dump)
+    profiles[0].enable()
+    from gem_flux_mcp.cli.main import main as gem_flux
+    gem_flux(sys.argv[2:])
+
+if __name__ == "__main__":  # not in the worker processes (spawned: they import this file)
+    main(sys.argv[1])
+'''  # gem-flux imports COBRApy in the background ~3 s after start
 
 
 @dataclass
@@ -244,6 +269,7 @@ def main() -> None:
     parser.add_argument("--targets", default="sqlite,postgresql,bare")
     parser.add_argument("--no-gapfill", action="store_true", help="no gapfill in the background")
     parser.add_argument("--database-url", help="an empty PostgreSQL database (default: a throwaway cluster)")
+    parser.add_argument("--profile", type=Path, help="a folder: cProfile each gem-flux server (<target>-<n>.prof)")
     parser.add_argument("--cache-dir", help="biochemistry index folder (default: $GEMFLUX_CACHE_DIR, else temp)")
     args = parser.parse_args()
     data_dir = os.environ.get("GEMFLUX_DATA_DIR")
@@ -263,6 +289,7 @@ def main() -> None:
         save_json_model(load_model("textbook"), str(work / "textbook.json"))
         proteins = (Path(data_dir) / "genomes" / "ecoli_k12_mg1655.faa").read_text().split(">")[1:201]
         (work / "ecoli200.faa").write_text("".join(">" + p for p in proteins))
+        (work / "profiled.py").write_text(PROFILED)
         (work / "bare.py").write_text(bare_script(sorted({tool for tool, _ in MIX} | {"gapfill_model", "list_media"})))
         base_env = {**os.environ, "GEMFLUX_DATA_DIR": data_dir, "GEMFLUX_CACHE_DIR": str(cache),
                     "GEMFLUX_ALLOWED_ROOTS": str(work), "FASTMCP_CHECK_FOR_UPDATES": "off",
@@ -276,11 +303,18 @@ def main() -> None:
                 folder = work / name
                 folder.mkdir()
                 ports = [free_port() for _ in range(2 if name == "postgresql" else 1)]
+                def gem_flux(n: int, port: int, name: str = name) -> list[str]:
+                    if args.profile is None:
+                        return gem_flux_command(port)
+                    args.profile.mkdir(parents=True, exist_ok=True)
+                    return [sys.executable, str(work / "profiled.py"), str(args.profile.resolve() / f"{name}-{n}.prof"),
+                            *gem_flux_command(port)[1:]]
+
                 if name == "bare":
                     commands = [[sys.executable, str(work / "bare.py"), str(ports[0])]]
                     envs = [base_env]
                 elif name == "sqlite":
-                    commands = [gem_flux_command(ports[0])]
+                    commands = [gem_flux(0, ports[0])]
                     envs = [{**base_env, "GEMFLUX_STATE_DIR": str(folder / "state")}]
                 else:
                     url = args.database_url
@@ -290,7 +324,7 @@ def main() -> None:
                             sys.exit("no PostgreSQL server binaries (apt-get install postgresql), no --database-url")
                         cluster = PostgresCluster(bin_dir).start()
                         url = cluster.new_database("load")
-                    commands = [gem_flux_command(port) for port in ports]
+                    commands = [gem_flux(n, port) for n, port in enumerate(ports)]
                     envs = [{**base_env, "GEMFLUX_STATE_DIR": str(folder / f"state{n}"), "GEMFLUX_DATABASE_URL": url}
                             for n in range(len(ports))]
                 with http_servers(commands, envs, ports, folder, settle_s=SETTLE_S if name != "bare" else 1.0) as urls:

@@ -75,7 +75,9 @@ def create_app(resources: Resources | None = None, *, with_dashboard: bool = Fal
 
     mcp = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan,
                   # tool-contract version, also in capabilities.experimental (initialize and discover)
-                  experimental_capabilities={"gem-flux/tool-contract": {"version": CONTRACT_VERSION}})
+                  experimental_capabilities={"gem-flux/tool-contract": {"version": CONTRACT_VERSION}},
+                  dereference_schemas=False)  # done by tool_schemas.DereferencedOnce, in the same place
+    mcp.add_middleware(tool_schemas.DereferencedOnce())
     schemas = tool_schemas.install(mcp)
     recorder = resources.recorder if resources is not None else None
     # first added = outermost: the recorder sees the final result, envelopes included
