@@ -10,7 +10,8 @@ one `run_fba` on COBRApy's textbook model imported at set-up); clients alternate
 2025-era handshake and the 2026-07-28 stateless mode. Meanwhile a client outside the figures
 gapfills a 200-protein E. coli draft (built at set-up) again and again. Reported: latency
 p50/p95 per tool and per scenario, throughput (calls / scenario wall time, connecting included),
-errors; then every medium a client was told was stored is read back with `get_media` (on
+the servers' CPU time per call (their own, not their workers': a figure other work on the machine
+changes little), errors; then every medium a client was told was stored is read back with `get_media` (on
 PostgreSQL through the other server) and counted by `list_media`. Ratios are against the bare
 server in the same run; the targets are issue 33's.
 
@@ -26,6 +27,7 @@ import datetime as dt
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -36,7 +38,7 @@ from typing import Any
 
 from cobra.io import load_model, save_json_model
 
-from mcp_http import bare_script, client, free_port, gem_flux_command, http_servers, pct
+from mcp_http import bare_script, client, cpu_seconds, free_port, gem_flux_command, http_servers, pct
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
@@ -95,6 +97,7 @@ class Scenario:
     times: dict[str, list[float]] = field(default_factory=dict)  # tool -> ms
     errors: list[str] = field(default_factory=list)
     wall_s: float = 0.0
+    cpu_s: float = 0.0  # the server processes' CPU time (not their workers') during the scenario
 
     @property
     def label(self) -> str:
@@ -179,7 +182,8 @@ async def check_writes(urls: list[str], target: Target, run: str) -> None:
         target.listed = int((answer.structured_content or {}).get("matched_media", 0))
 
 
-async def run_target(urls: list[str], target: Target, work: Path, gem_flux: bool, gapfill: bool) -> None:
+async def run_target(urls: list[str], pids: list[int], target: Target, work: Path, gem_flux: bool,
+                     gapfill: bool) -> None:
     if gem_flux:
         print(f"[{target.name}] set-up: import textbook, its medium, build a 200-protein draft ...", flush=True)
         await set_up(urls[0], work)
@@ -191,10 +195,11 @@ async def run_target(urls: list[str], target: Target, work: Path, gem_flux: bool
     target.load = uptime()
     for number, scenario in enumerate(target.scenarios):
         print(f"[{target.name}] {scenario.label} (load {uptime()}) ...", flush=True)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds(pids)
         await asyncio.gather(*(one_client(urls, n, scenario, target, f"{run}_s{number}")
                                for n in range(scenario.clients)))
         scenario.wall_s = time.perf_counter() - started
+        scenario.cpu_s = cpu_seconds(pids) - cpu
     target.load += f" -> {uptime()}"
     stop.set()
     if background is not None:
@@ -206,7 +211,8 @@ def report(targets: list[Target]) -> None:
     bare = next((t for t in targets if t.name == "bare"), None)
     print()
     print(f"{'target':<11} {'scenario':<9} {'calls':>6} {'wall s':>7} {'calls/s':>8} {'p50 ms':>7} {'p95 ms':>7} "
-          f"{'max ms':>7} {'look-up p50':>11} {'errors':>6}  {'x bare: look-up p50, calls/s, p95'}")
+          f"{'max ms':>7} {'look-up p50':>11} {'CPU ms/call':>11} {'errors':>6}  "
+          f"{'x bare: look-up p50, calls/s, p95, CPU/call'}")
     for target in targets:
         for k, s in enumerate(target.scenarios):
             times, lookups = s.all_times(), s.all_times(LOOKUPS)
@@ -215,10 +221,12 @@ def report(targets: list[Target]) -> None:
                 b = bare.scenarios[k]
                 ratio = (f"{statistics.median(lookups) / statistics.median(b.all_times(LOOKUPS)):.2f}x, "
                          f"{len(times) / s.wall_s / (len(b.all_times()) / b.wall_s):.2f}x, "
-                         f"{pct(times, 0.95) / pct(b.all_times(), 0.95):.2f}x")
+                         f"{pct(times, 0.95) / pct(b.all_times(), 0.95):.2f}x, "
+                         f"{s.cpu_s / len(times) / (b.cpu_s / len(b.all_times())):.2f}x")
             print(f"{target.name:<11} {s.label:<9} {len(times):>6} {s.wall_s:>7.2f} {len(times) / s.wall_s:>8.1f} "
                   f"{statistics.median(times):>7.1f} {pct(times, 0.95):>7.1f} {max(times):>7.1f} "
-                  f"{statistics.median(lookups):>11.1f} {len(s.errors):>6}  {ratio}")
+                  f"{statistics.median(lookups):>11.1f} {s.cpu_s / len(times) * 1000:>11.2f} {len(s.errors):>6}  "
+                  f"{ratio}")
     print()
     print("per tool, p50 / p95 ms")
     tools = sorted({tool for t in targets for s in t.scenarios for tool in s.times})
@@ -327,8 +335,10 @@ def main() -> None:
                     commands = [gem_flux(n, port) for n, port in enumerate(ports)]
                     envs = [{**base_env, "GEMFLUX_STATE_DIR": str(folder / f"state{n}"), "GEMFLUX_DATABASE_URL": url}
                             for n in range(len(ports))]
-                with http_servers(commands, envs, ports, folder, settle_s=SETTLE_S if name != "bare" else 1.0) as urls:
-                    asyncio.run(run_target(urls, target, work, name != "bare", not args.no_gapfill))
+                procs: list[subprocess.Popen[bytes]] = []
+                with http_servers(commands, envs, ports, folder, SETTLE_S if name != "bare" else 1.0, procs) as urls:
+                    asyncio.run(run_target(urls, [p.pid for p in procs], target, work, name != "bare",
+                                           not args.no_gapfill))
                 targets.append(target)
         finally:
             if cluster is not None:

@@ -7,6 +7,7 @@ Imported by scripts run as files (`benchmarks/` is then on `sys.path`): `from mc
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -103,11 +104,12 @@ def pct(values: Sequence[float], q: float) -> float:
 
 @contextmanager
 def http_servers(commands: Sequence[Sequence[str]], envs: Sequence[dict[str, str]], ports: Sequence[int],
-                 log_dir: Path, settle_s: float = 0.0) -> Iterator[list[str]]:
+                 log_dir: Path, settle_s: float = 0.0,
+                 procs: list[subprocess.Popen[bytes]] | None = None) -> Iterator[list[str]]:
     """Start one server per command (each listening on its port), wait until all accept
     connections, then `settle_s` more; yields their base URLs (`http://127.0.0.1:PORT`). The
-    servers are terminated (killed after 20 s) on exit."""
-    procs: list[subprocess.Popen[bytes]] = []
+    servers are terminated (killed after 20 s) on exit. `procs`, if given, receives the processes."""
+    procs = [] if procs is None else procs
     try:
         for n, (command, env) in enumerate(zip(commands, envs, strict=True)):
             with (log_dir / f"server{n}.log").open("ab") as log:
@@ -132,6 +134,16 @@ def http_servers(commands: Sequence[Sequence[str]], envs: Sequence[dict[str, str
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """User + system CPU time the processes have used so far (Linux /proc; their own threads, not
+    their children)."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def gem_flux_command(port: int) -> list[str]:
