@@ -11,12 +11,14 @@ one `run_fba` on COBRApy's textbook model imported at set-up); clients alternate
 gapfills a 200-protein E. coli draft (built at set-up) again and again. Reported: latency
 p50/p95 per tool and per scenario, throughput (calls / scenario wall time, connecting included),
 the servers' CPU time per call (their own, not their workers': a figure other work on the machine
-changes little), errors; then every medium a client was told was stored is read back with `get_media` (on
-PostgreSQL through the other server) and counted by `list_media`. Ratios are against the bare
-server in the same run; the targets are issue 33's.
+changes little), the clients' CPU time as a share of the wall time (all clients are one process
+here: near 100 % it is the clients, not the server, that set the pace), errors; then every
+medium a client was told was stored is read back with `get_media` (on PostgreSQL through the
+other server) and counted by `list_media`. Ratios are against the bare server in the same run;
+the targets are issue 33's. `--profile DIR` runs each gem-flux server under cProfile.
 
     GEMFLUX_DATA_DIR=../shared/data .venv/bin/python benchmarks/load.py [--quick] [--targets sqlite,postgresql,bare]
-        [--database-url URL] [--cache-dir DIR] [--no-gapfill]
+        [--database-url URL] [--cache-dir DIR] [--no-gapfill] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ class Scenario:
     errors: list[str] = field(default_factory=list)
     wall_s: float = 0.0
     cpu_s: float = 0.0  # the server processes' CPU time (not their workers') during the scenario
+    client_cpu_s: float = 0.0  # this process's (all the clients') CPU time during the scenario
 
     @property
     def label(self) -> str:
@@ -195,11 +198,12 @@ async def run_target(urls: list[str], pids: list[int], target: Target, work: Pat
     target.load = uptime()
     for number, scenario in enumerate(target.scenarios):
         print(f"[{target.name}] {scenario.label} (load {uptime()}) ...", flush=True)
-        started, cpu = time.perf_counter(), cpu_seconds(pids)
+        started, cpu, client_cpu = time.perf_counter(), cpu_seconds(pids), time.process_time()
         await asyncio.gather(*(one_client(urls, n, scenario, target, f"{run}_s{number}")
                                for n in range(scenario.clients)))
         scenario.wall_s = time.perf_counter() - started
         scenario.cpu_s = cpu_seconds(pids) - cpu
+        scenario.client_cpu_s = time.process_time() - client_cpu
     target.load += f" -> {uptime()}"
     stop.set()
     if background is not None:
@@ -211,7 +215,7 @@ def report(targets: list[Target]) -> None:
     bare = next((t for t in targets if t.name == "bare"), None)
     print()
     print(f"{'target':<11} {'scenario':<9} {'calls':>6} {'wall s':>7} {'calls/s':>8} {'p50 ms':>7} {'p95 ms':>7} "
-          f"{'max ms':>7} {'look-up p50':>11} {'CPU ms/call':>11} {'errors':>6}  "
+          f"{'max ms':>7} {'look-up p50':>11} {'CPU ms/call':>11} {'client CPU':>10} {'errors':>6}  "
           f"{'x bare: look-up p50, calls/s, p95, CPU/call'}")
     for target in targets:
         for k, s in enumerate(target.scenarios):
@@ -225,7 +229,8 @@ def report(targets: list[Target]) -> None:
                          f"{s.cpu_s / len(times) / (b.cpu_s / len(b.all_times())):.2f}x")
             print(f"{target.name:<11} {s.label:<9} {len(times):>6} {s.wall_s:>7.2f} {len(times) / s.wall_s:>8.1f} "
                   f"{statistics.median(times):>7.1f} {pct(times, 0.95):>7.1f} {max(times):>7.1f} "
-                  f"{statistics.median(lookups):>11.1f} {s.cpu_s / len(times) * 1000:>11.2f} {len(s.errors):>6}  "
+                  f"{statistics.median(lookups):>11.1f} {s.cpu_s / len(times) * 1000:>11.2f} "
+                  f"{s.client_cpu_s / s.wall_s:>9.0%} {len(s.errors):>6}  "
                   f"{ratio}")
     print()
     print("per tool, p50 / p95 ms")

@@ -120,10 +120,13 @@ def configure_logging(level: str) -> None:
 
 def _warm_up_modeling_imports_later(delay_s: float = 3.0) -> None:
     """Import COBRApy in the background shortly after start-up: the handshake and tools/list
-    are answered without waiting for it, and the first modeling call does not pay for it."""
+    are answered without waiting for it, and the first modeling call does not pay for it. Also
+    the session-state store FastMCP imports on the first tool call (~0.5 s, benchmarks/load.py)."""
 
     def warm() -> None:
         import cobra  # noqa: F401
+        import key_value.aio.adapters.pydantic
+        import key_value.aio.stores.memory  # noqa: F401
 
     timer = threading.Timer(delay_s, warm)
     timer.daemon = True

@@ -138,7 +138,11 @@ class JobRunner:
         try:
             job_dir.mkdir(parents=True, exist_ok=True)
             worker = self._take_worker()
-            worker.conn.send((job, str(job_dir)))
+            try:
+                worker.conn.send((job, str(job_dir)))
+            except OSError:  # it died before the job reached it
+                self._kill(worker)
+                raise self._died(worker.process.exitcode, job.kind) from None
             result = await asyncio.wait_for(self._receive(worker, tracked, job.kind), timeout_s)
             ended = "done"
             return result
