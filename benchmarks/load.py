@@ -18,7 +18,7 @@ other server) and counted by `list_media`. Ratios are against the bare server in
 the targets are issue 33's. `--profile DIR` runs each gem-flux server under cProfile.
 
     GEMFLUX_DATA_DIR=../shared/data .venv/bin/python benchmarks/load.py [--quick] [--targets sqlite,postgresql,bare]
-        [--database-url URL] [--cache-dir DIR] [--no-gapfill] [--profile DIR]
+        [--rounds N] [--database-url URL] [--cache-dir DIR] [--no-gapfill] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -173,16 +173,16 @@ async def set_up(url: str, work: Path) -> None:
                 sys.exit(f"set-up {tool} failed: {answer.content}")
 
 
-async def check_writes(urls: list[str], target: Target, run: str) -> None:
-    """Each acknowledged medium read back (through another server when there are two), and the
-    run's media counted by list_media."""
+async def check_writes(urls: list[str], target: Target, run: str, first_new: int) -> None:
+    """Each medium acknowledged in this round (from `first_new` on) read back (through another
+    server when there are two), and the round's media counted by list_media."""
     async with client(urls[-1], "legacy", "load-check") as last, client(urls[0], "legacy", "load-check") as first:
-        for server, media_id in target.acknowledged:
+        for server, media_id in target.acknowledged[first_new:]:
             reader = first if server == len(urls) - 1 else last
             answer = await reader.call_tool("get_media", {"media_id": media_id, "limit": 1})
             target.readable += not answer.is_error
         answer = await first.call_tool("list_media", {"name": run, "limit": 1})
-        target.listed = int((answer.structured_content or {}).get("matched_media", 0))
+        target.listed += int((answer.structured_content or {}).get("matched_media", 0))
 
 
 async def run_target(urls: list[str], pids: list[int], target: Target, work: Path, gem_flux: bool,
@@ -194,21 +194,21 @@ async def run_target(urls: list[str], pids: list[int], target: Target, work: Pat
     background = asyncio.ensure_future(background_gapfill(urls[0], target, stop)) if gapfill else None
     if background is not None:
         await asyncio.sleep(3.0)  # the gapfill is under way in its worker
-    run = f"load_{target.name[:3]}_{int(time.time())}"
-    target.load = uptime()
+    run, first_new = f"load_{target.name[:3]}_{int(time.time())}", len(target.acknowledged)
+    target.load += f"{'; ' if target.load else ''}{uptime()}"
     for number, scenario in enumerate(target.scenarios):
         print(f"[{target.name}] {scenario.label} (load {uptime()}) ...", flush=True)
         started, cpu, client_cpu = time.perf_counter(), cpu_seconds(pids), time.process_time()
         await asyncio.gather(*(one_client(urls, n, scenario, target, f"{run}_s{number}")
                                for n in range(scenario.clients)))
-        scenario.wall_s = time.perf_counter() - started
-        scenario.cpu_s = cpu_seconds(pids) - cpu
-        scenario.client_cpu_s = time.process_time() - client_cpu
+        scenario.wall_s += time.perf_counter() - started
+        scenario.cpu_s += cpu_seconds(pids) - cpu
+        scenario.client_cpu_s += time.process_time() - client_cpu
     target.load += f" -> {uptime()}"
     stop.set()
     if background is not None:
         await background  # the one under way finishes: its answer is part of the record
-    await check_writes(urls, target, run)
+    await check_writes(urls, target, run, first_new)
 
 
 def report(targets: list[Target]) -> None:
@@ -280,6 +280,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="short scenarios: 1 x 40, 10 x 5, 30 x 3")
     parser.add_argument("--targets", default="sqlite,postgresql,bare")
+    parser.add_argument("--rounds", type=int, default=1, help="rounds, the targets interleaved (figures pooled)")
     parser.add_argument("--no-gapfill", action="store_true", help="no gapfill in the background")
     parser.add_argument("--database-url", help="an empty PostgreSQL database (default: a throwaway cluster)")
     parser.add_argument("--profile", type=Path, help="a folder: cProfile each gem-flux server (<target>-<n>.prof)")
@@ -289,9 +290,12 @@ def main() -> None:
     if not data_dir or not Path(data_dir, "modelseed", "compounds.tsv").is_file():
         sys.exit("set GEMFLUX_DATA_DIR to the reference data folder")
     names = args.targets.split(",")
+    if args.database_url and args.rounds > 1:
+        sys.exit("--database-url serves one round (each round needs an empty database): leave it out for a cluster")
     plan = SCENARIOS["quick" if args.quick else "full"]
     print(f"gem-flux load benchmark | {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC | {platform.node()} | "
-          f"{os.cpu_count()} CPUs | load {uptime()} | scenarios {', '.join(f'{c} x {n}' for c, n in plan)} | "
+          f"{os.cpu_count()} CPUs | load {uptime()} | {args.rounds} round(s) of "
+          f"{', '.join(f'{c} x {n}' for c, n in plan)} | "
           f"gapfill in the background: {not args.no_gapfill}")
     with tempfile.TemporaryDirectory(prefix="gemflux-load-") as tmp:
         work = Path(tmp)
@@ -309,11 +313,13 @@ def main() -> None:
                     "FASTMCP_SHOW_SERVER_BANNER": "false"}
         base_env.pop("GEMFLUX_DATABASE_URL", None)
         cluster: PostgresCluster | None = None
-        targets: list[Target] = []
         try:
-            for name in names:
-                target = Target(name, [Scenario(c, n) for c, n in plan])
-                folder = work / name
+            targets = [Target(name, [Scenario(c, n) for c, n in plan]) for name in names]
+            # rounds interleaved (the order reversed every other round), so other work on the
+            # machine weighs on every target alike; fresh servers and stores each round
+            for round_no, target in ((r, t) for r in range(args.rounds) for t in targets[::1 - 2 * (r % 2)]):
+                name = target.name
+                folder = work / f"{name}{round_no}"
                 folder.mkdir()
                 ports = [free_port() for _ in range(2 if name == "postgresql" else 1)]
                 def gem_flux(n: int, port: int, name: str = name) -> list[str]:
@@ -335,7 +341,7 @@ def main() -> None:
                         bin_dir = find_bin_dir()
                         if bin_dir is None:
                             sys.exit("no PostgreSQL server binaries (apt-get install postgresql), no --database-url")
-                        cluster = PostgresCluster(bin_dir).start()
+                        cluster = cluster or PostgresCluster(bin_dir).start()
                         url = cluster.new_database("load")
                     commands = [gem_flux(n, port) for n, port in enumerate(ports)]
                     envs = [{**base_env, "GEMFLUX_STATE_DIR": str(folder / f"state{n}"), "GEMFLUX_DATABASE_URL": url}
@@ -344,7 +350,6 @@ def main() -> None:
                 with http_servers(commands, envs, ports, folder, SETTLE_S if name != "bare" else 1.0, procs) as urls:
                     asyncio.run(run_target(urls, [p.pid for p in procs], target, work, name != "bare",
                                            not args.no_gapfill))
-                targets.append(target)
         finally:
             if cluster is not None:
                 cluster.stop()
