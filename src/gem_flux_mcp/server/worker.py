@@ -259,7 +259,7 @@ class JobRunner:
             suggestions=["Retry; if it happens again, try a smaller input."],
         )
 
-    async def _receive(self, worker: _Worker, on_progress: ProgressCallback, kind: str) -> Any:
+    async def _receive(self, worker: _Worker, on_progress: ProgressCallback, job_kind: str) -> Any:
         loop = asyncio.get_running_loop()
         readable = asyncio.Event()
         fd = worker.conn.fileno()
@@ -273,7 +273,7 @@ class JobRunner:
                         kind, *rest = worker.conn.recv()
                     except (EOFError, OSError):
                         self._kill(worker)
-                        raise self._died(worker.process.exitcode, kind) from None
+                        raise self._died(worker.process.exitcode, job_kind) from None
                     if kind == "progress":
                         await on_progress(*rest)
                     elif kind == "done":
