@@ -173,7 +173,10 @@ def test_how_a_dead_worker_is_told_apart() -> None:
 
 @pytest.fixture()
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 16 MB tmpfs: a folder whose disk really fills up (needs root; skipped otherwise)."""
+    """A 16 MB tmpfs: a folder whose disk really fills up (needs root; skipped otherwise: a
+    file-size limit, RLIMIT_FSIZE, the one way without root, fails writes past the limit with
+    EFBIG, which SQLite reports as a disk I/O error rather than a full disk when a write starts past
+    the limit: it would drill something else)."""
     folder = tmp_path / "small"
     folder.mkdir()
     if os.geteuid() != 0:
