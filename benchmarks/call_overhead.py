@@ -11,87 +11,32 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import textwrap
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mcp import Client
-from mcp.types import Implementation
+from mcp_http import bare_script, client, free_port, gem_flux_command, http_servers
 
-GEM_FLUX = str(Path(sys.executable).with_name("gem-flux"))
 CALLS: list[tuple[str, dict[str, Any]]] = [
     ("get_compound_name", {"compound_id": "cpd00027"}), ("get_reaction_name", {"reaction_id": "rxn00148"}),
     ("search_compounds", {"query": "glucose", "limit": 5})]
-BARE = textwrap.dedent('''
-    import sys
-    from fastmcp import FastMCP
-
-    mcp = FastMCP("bare")
-
-    @mcp.tool
-    def get_compound_name(compound_id: str) -> dict:
-        return {"success": True, "id": compound_id, "name": "D-Glucose"}
-
-    @mcp.tool
-    def get_reaction_name(reaction_id: str) -> dict:
-        return {"success": True, "id": reaction_id, "name": "pyruvate kinase"}
-
-    @mcp.tool
-    def search_compounds(query: str, limit: int = 10) -> dict:
-        return {"success": True, "query": query, "results": [{"id": "cpd00027", "name": "D-Glucose"}]}
-
-    mcp.run(transport="http", host="127.0.0.1", port=int(sys.argv[1]), show_banner=False)
-''')
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def server(command: list[str], port: int, env: dict[str, str], log: Path) -> Iterator[str]:
-    with log.open("ab") as out:
-        proc = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                sys.exit(f"a server did not start: {log.read_text()[-2000:]}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    break
-            except OSError:
-                time.sleep(0.1)
-        time.sleep(4)  # gem-flux imports COBRApy in the background ~3 s after start: let it settle
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+BARE = bare_script([name for name, _ in CALLS])
 
 
 async def run_calls(url: str, mode: str, calls: int) -> tuple[list[float], float]:
     times: list[float] = []
-    async with Client(url, mode=mode, client_info=Implementation(name="bench-overhead", version="1")) as client:
+    async with client(url, mode, "bench-overhead") as c:
         for name, arguments in CALLS:  # warm-up, untimed
-            await client.call_tool(name, arguments)
+            await c.call_tool(name, arguments)
         started = time.perf_counter()
         for i in range(calls):
             name, arguments = CALLS[i % len(CALLS)]
             t0 = time.perf_counter()
-            result = await client.call_tool(name, arguments)
+            result = await c.call_tool(name, arguments)
             times.append((time.perf_counter() - t0) * 1000)
             assert not result.is_error, result.content
         return times, time.perf_counter() - started
@@ -113,12 +58,13 @@ def main() -> None:
                "GEMFLUX_STATE_DIR": str(work / "state"),
                "GEMFLUX_CACHE_DIR": os.environ.get("GEMFLUX_CACHE_DIR", str(work / "cache"))}
         commands: dict[str, Callable[[int], list[str]]] = {
-            "gem-flux": lambda port: [GEM_FLUX, "serve", "--transport", "http", "--port", str(port)],
+            "gem-flux": gem_flux_command,
             "bare FastMCP": lambda port: [sys.executable, str(work / "bare.py"), str(port)]}
         for round_no in range(args.rounds):
             for name, command in commands.items():
                 port = free_port()
-                with server(command(port), port, env, work / f"{name}.log") as url:
+                # settle: gem-flux imports COBRApy in the background ~3 s after start
+                with http_servers([command(port)], [env], [port], work, settle_s=4) as (url,):
                     for mode in ("legacy", "2026-07-28"):
                         times, wall = asyncio.run(run_calls(url, mode, args.calls))
                         results.setdefault((name, mode), []).extend(times)

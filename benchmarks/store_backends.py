@@ -29,38 +29,27 @@ import asyncio
 import datetime as dt
 import os
 import platform
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import cobra
-from mcp import Client
-from mcp.types import Implementation
 
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.store.db import Database
 from gem_flux_mcp.store.serialization import serialize_model
 from gem_flux_mcp.store.store import Store
+from mcp_http import client, free_port, gem_flux_command, http_servers, pct
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 from postgres import PostgresCluster, find_bin_dir  # noqa: E402
 
-GEM_FLUX = str(Path(sys.executable).with_name("gem-flux"))
 WORKSPACE = "local"  # the workspace of a server without tokens
 SETTLE_S = 8.0
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 @dataclass
@@ -75,49 +64,6 @@ class Result:
     stored: list[str] = field(default_factory=list)  # media ids the answers said were stored
     in_database: int = 0
     recorded_calls: int = 0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextmanager
-def http_servers(envs: list[dict[str, str]], log_dir: Path) -> Iterator[list[str]]:
-    procs: list[subprocess.Popen[bytes]] = []
-    urls = []
-    try:
-        for n, env in enumerate(envs):
-            port = free_port()
-            with (log_dir / f"server{n}.log").open("ab") as log:
-                procs.append(subprocess.Popen([GEM_FLUX, "serve", "--transport", "http", "--port", str(port)],
-                                              env=env, stdout=log, stderr=subprocess.STDOUT))
-            urls.append(f"http://127.0.0.1:{port}")
-        for proc, url in zip(procs, urls, strict=True):
-            deadline = time.monotonic() + 90
-            while True:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    sys.exit(f"a server did not start; see {log_dir}")
-                try:
-                    with socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])), timeout=0.2):
-                        break
-                except OSError:
-                    time.sleep(0.1)
-        yield urls
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-
-
-def client(url: str, mode: str, name: str) -> Client:
-    return Client(f"{url}/mcp", mode=mode, client_info=Implementation(name=name, version="1"),
-                  read_timeout_seconds=120)
 
 
 async def time_list_models(url: str, n: int, expected: int) -> list[float]:
@@ -197,7 +143,8 @@ def serve_round(backend: Backend, base_env: dict[str, str], args: argparse.Names
     envs = [{**base_env, "GEMFLUX_STATE_DIR": str(d), **url_env} for d in backend.state_dirs]
     print(f"[{backend.name}] round {round_no + 1}: 2 servers; list_models over MCP; {args.clients} clients x "
           f"{args.writes} build_media ...", flush=True)
-    with http_servers(envs, backend.work) as urls:
+    ports = [free_port() for _ in envs]
+    with http_servers([gem_flux_command(port) for port in ports], envs, ports, backend.work) as urls:
         time.sleep(SETTLE_S)  # each server imports COBRApy in the background 3 s after start
         backend.result.list_mcp += asyncio.run(time_list_models(urls[0], 20, args.models))
         asyncio.run(concurrent_writes(urls, args.clients, args.writes, round_no, backend.result))

@@ -44,8 +44,10 @@ class PostgresCluster:
     """`start()` initialises and starts a cluster; `new_database()` makes an empty database owned by
     USER and returns its URL; `stop()` stops the server and removes the folder."""
 
-    def __init__(self, bin_dir: Path) -> None:
+    def __init__(self, bin_dir: Path, *, synchronous_commit: bool = False) -> None:
         self.bin_dir = bin_dir
+        # off: faster, but a crash (`crash()`) may lose the last commits; on for the fault drills
+        self.synchronous_commit = synchronous_commit
         self.root = Path(tempfile.mkdtemp(prefix="gemflux-pg-"))
         self.data = self.root / "data"
         self.port = _free_port()
@@ -64,14 +66,29 @@ class PostgresCluster:
             self._as_user = ["runuser", "-u", "postgres", "--"]
         self._run(str(self.bin_dir / "initdb"), "-D", str(self.data), "-U", "postgres", "-E", "UTF8",
                   "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync")
-        # Durability settings are off: a test cluster, thrown away afterwards.
+        self._start_server()
+        self._admin(f"CREATE ROLE {USER} LOGIN CREATEDB PASSWORD '{PASSWORD}'")
+        return self
+
+    def _start_server(self) -> None:
+        # Durability settings are off (fsync: the machine does not crash under a test), a test
+        # cluster, thrown away afterwards.
         options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c max_connections=200 "
-                   "-c fsync=off -c synchronous_commit=off -c full_page_writes=off")
+                   f"-c fsync=off -c synchronous_commit={'on' if self.synchronous_commit else 'off'} "
+                   "-c full_page_writes=off")
         self._run(str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.root / "log"),
                   "-w", "-t", "60", "start")
         self.started = True
-        self._admin(f"CREATE ROLE {USER} LOGIN CREATEDB PASSWORD '{PASSWORD}'")
-        return self
+
+    def crash(self) -> None:
+        """Stop the server as a crash would (`pg_ctl stop -m immediate`: no shutdown checkpoint,
+        every connection cut); `restart()` then recovers from the write-ahead log."""
+        self._run(str(self.bin_dir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        self.started = False
+
+    def restart(self) -> None:
+        """Start the crashed server again, on the same port."""
+        self._start_server()
 
     def _admin(self, statement: str) -> None:
         import psycopg

@@ -89,7 +89,9 @@ def create_app(resources: Resources | None = None, *, with_dashboard: bool = Fal
 
     mcp = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, lifespan=lifespan,
                   # tool-contract version, also in capabilities.experimental (initialize and discover)
-                  experimental_capabilities={"gem-flux/tool-contract": {"version": CONTRACT_VERSION}})
+                  experimental_capabilities={"gem-flux/tool-contract": {"version": CONTRACT_VERSION}},
+                  dereference_schemas=False)  # done by tool_schemas.DereferencedOnce, in the same place
+    mcp.add_middleware(tool_schemas.DereferencedOnce())
     schemas = tool_schemas.install(mcp)
     recorder = resources.recorder if resources is not None else None
     # first added = outermost: the recorder sees the final result, envelopes included
@@ -133,10 +135,13 @@ def configure_logging(level: str) -> None:
 
 def _warm_up_modeling_imports_later(delay_s: float = 3.0) -> None:
     """Import COBRApy in the background shortly after start-up: the handshake and tools/list
-    are answered without waiting for it, and the first modeling call does not pay for it."""
+    are answered without waiting for it, and the first modeling call does not pay for it. Also
+    the session-state store FastMCP imports on the first tool call (~0.5 s, benchmarks/load.py)."""
 
     def warm() -> None:
         import cobra  # noqa: F401
+        import key_value.aio.adapters.pydantic
+        import key_value.aio.stores.memory  # noqa: F401
 
     timer = threading.Timer(delay_s, warm)
     timer.daemon = True

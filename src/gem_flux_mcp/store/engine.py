@@ -21,11 +21,13 @@ The differences:
   PRECISION for REAL (PostgreSQL's REAL is 4 bytes), BYTEA for BLOB and for the columns SQLite
   declares TEXT but fills with bytes, and the "C" collation on TEXT so text sorts byte-wise, as
   in SQLite;
-- **which errors mean "busy, retry"** (`is_busy`), and error texts with any password removed.
+- **which errors mean "busy, retry"** (`is_busy`) and "no room left" (`is_full`), and error texts
+  with any password removed.
 """
 
 from __future__ import annotations
 
+import errno
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -60,6 +62,9 @@ _SQLITE_DRIVERS = {"sqlite", "sqlite+pysqlite"}
 # PostgreSQL SQLSTATEs that mean "try again": serialization failure, deadlock, lock timeout,
 # statement timeout, too many connections.
 _PG_BUSY_STATES = {"40001", "40P01", "55P03", "57014", "53300"}
+_PG_FULL_STATE = "53100"  # disk_full
+_SQLITE_FULL = 13  # SQLITE_FULL: "database or disk is full"
+_NO_ROOM = {errno.ENOSPC, errno.EDQUOT}
 
 
 @dataclass(frozen=True)
@@ -214,6 +219,17 @@ def is_busy(error: BaseException) -> bool:
     if isinstance(original, sqlite3.Error):
         return "locked" in str(original) or "busy" in str(original)
     return getattr(original, "sqlstate", None) in _PG_BUSY_STATES
+
+
+def is_full(error: BaseException) -> bool:
+    """True for errors that mean "the disk (or quota) holding the database is full": nothing of
+    the statement was kept, and retrying helps only once there is room."""
+    original = getattr(error, "orig", None) or error
+    if isinstance(original, sqlite3.Error):
+        return getattr(original, "sqlite_errorcode", None) == _SQLITE_FULL or "disk is full" in str(original)
+    if isinstance(original, OSError):
+        return original.errno in _NO_ROOM
+    return getattr(original, "sqlstate", None) == _PG_FULL_STATE
 
 
 def error_text(error: BaseException, target: Target) -> str:

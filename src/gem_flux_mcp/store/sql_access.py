@@ -31,6 +31,7 @@ from gem_flux_mcp.store.engine import (
     create_engine,
     error_text,
     is_busy,
+    is_full,
     read_engine,
     resolve_target,
     serialize,
@@ -140,6 +141,14 @@ class SqlAccess:
     def _error(self, exc: BaseException, action: str) -> DatabaseError:
         busy = is_busy(exc)
         message = error_text(exc, self.target)
+        if is_full(exc):
+            return DatabaseError(
+                ErrorCode.STORAGE_FULL,
+                f"The state database has no room left while {action}: {message}. This write was rolled back.",
+                details={"database": self.location, "database_error": message},
+                suggestions=["Free disk space where the state is kept (the database above), then retry the call; "
+                             "what was stored before is unchanged and can still be read."],
+            )
         return DatabaseError(
             ErrorCode.DATABASE_BUSY if busy else ErrorCode.DATABASE_ERROR,
             f"State database error while {action}: {message}",
