@@ -12,11 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gem_flux_mcp.cli.errors import report_error
+from gem_flux_mcp.cli.errors import answer
 from gem_flux_mcp.cli.options import add_rule_option
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
-from gem_flux_mcp.errors import GemFluxError, ValidationError
+from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.rules.catalog import (
     DEFAULT_FRACTION,
     DEFAULT_GROWTH_THRESHOLD,
@@ -120,17 +120,7 @@ def run(args: argparse.Namespace) -> int:
         "essentiality": _essentiality, "phenotypes": _phenotypes, "fermentation": _fermentation, "fva": _fva,
         "compare": _compare, "diagnose": _diagnose, "explain": _explain,
     }
-    try:
-        settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
-        result = commands[args.command](args, settings)
-    except GemFluxError as exc:
-        return report_error(args.command, exc)
-    if args.json:
-        print(json.dumps(result, indent=1, default=str))
-    else:
-        for line in result["lines"]:
-            print(line)
-    return 0
+    return answer(args, commands[args.command])
 
 
 # ------------------------------------------------------------------------------ loading

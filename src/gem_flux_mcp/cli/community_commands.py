@@ -6,14 +6,13 @@ cooperative tradeoff), without a server: community and member growth, who feeds 
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
-from gem_flux_mcp.cli.errors import report_error
+from gem_flux_mcp.cli.errors import answer
 from gem_flux_mcp.cli.options import add_rule_option
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
-from gem_flux_mcp.errors import GemFluxError, ValidationError
+from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.rules.catalog import DEFAULT_TRADEOFF, MIN_MEMBER_GROWTH, TARGET_GROWTH_RATE, TRADEOFF
 
 
@@ -40,17 +39,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
-        result = _community(args, settings)
-    except GemFluxError as exc:
-        return report_error(args.command, exc)
-    if args.json:
-        print(json.dumps(result, indent=1, default=str))
-    else:
-        for line in result["lines"]:
-            print(line)
-    return 0
+    return answer(args, _community)
 
 
 def _abundances(text: str) -> list[object] | None:

@@ -111,15 +111,24 @@ def orient_atp_driven_transport(model: cobra.Model) -> list[str]:
     return changed
 
 
-def atp_coupled_sign(stoichiometry: Mapping[str, float]) -> int | None:
-    """For a reaction inside one compartment ({cpd#####_c0: coefficient}): +1 when its forward
-    direction turns ATP into ADP or AMP, -1 when the reverse does, else None."""
+def cytosolic_compounds(stoichiometry: Mapping[str, float]) -> dict[str, float] | None:
+    """{compound: net coefficient} of a reaction whose metabolites are all cytosolic
+    ({cpd#####_c0: coefficient}); None when any is elsewhere or not a ModelSEED id."""
     compounds: dict[str, float] = {}
     for met, coefficient in stoichiometry.items():
         match = METABOLITE_ID.match(met)
         if not match or match.group(2) != "c":
             return None
         compounds[match.group(1)] = compounds.get(match.group(1), 0.0) + coefficient
+    return compounds
+
+
+def atp_coupled_sign(stoichiometry: Mapping[str, float]) -> int | None:
+    """For a reaction inside one compartment ({cpd#####_c0: coefficient}): +1 when its forward
+    direction turns ATP into ADP or AMP, -1 when the reverse does, else None."""
+    compounds = cytosolic_compounds(stoichiometry)
+    if compounds is None:
+        return None
     spent, made = compounds.get(ATP, 0.0), compounds.get(ADP, 0.0) + compounds.get(AMP, 0.0)
     if not spent or not made or spent * made > 0:
         return None
@@ -155,12 +164,9 @@ def nucleotide_making_sign(stoichiometry: Mapping[str, float]) -> int | None:
     """For a cytosolic reaction ({cpd#####_c0: coefficient}) that moves a phosphate between
     phosphoenolpyruvate or carbamoyl phosphate and a nucleoside diphosphate: the direction that
     makes the triphosphate (+1 forward, -1 reverse); None for any other reaction."""
-    compounds: dict[str, float] = {}
-    for met, coefficient in stoichiometry.items():
-        match = METABOLITE_ID.match(met)
-        if not match or match.group(2) != "c":
-            return None
-        compounds[match.group(1)] = compounds.get(match.group(1), 0.0) + coefficient
+    compounds = cytosolic_compounds(stoichiometry)
+    if compounds is None:
+        return None
     donors = [c for c in HIGH_ENERGY_PHOSPHATES if compounds.get(c)]
     pairs = [(n, d) for n, d in NUCLEOTIDE_PAIRS.items() if compounds.get(n) and compounds.get(d)
              and compounds[n] * compounds[d] < 0]
