@@ -77,7 +77,8 @@ case "$cmd" in
         ensure_postgres
         .venv/bin/ruff check src tests benchmarks scripts
         .venv/bin/mypy
-        exec .venv/bin/python -m pytest "$@"
+        # the 25 slowest tests are listed at the end, so the suite's time can be watched
+        exec .venv/bin/python -m pytest --durations=25 "$@"
         ;;
     test-fast)
         # the fast tier: lint, types and every test that needs no genome build, browser, PostgreSQL
