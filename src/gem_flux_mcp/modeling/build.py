@@ -173,9 +173,11 @@ def build_draft(
     for rid, alternatives in enzymes.items():
         model.reactions.get_by_id(rid).gene_reaction_rule = gpr_string(alternatives)
     straight = straight_chain_lipids(model, template)  # needs the genes: after the rules are set
-    ec_numbers = {rid: d["ec_numbers"] for rid, d in aliases.reaction_details(
-        {r.id.split("_")[0] for r in template.reactions} | {r.id.split("_")[0] for r in model.reactions}).items()}
-    phosphatases = add_outside_phosphatases(model, template, ec_numbers)  # needs the genes too
+    # the database's facts on every template reaction (the outside copies below are template
+    # reactions too), read once for the phosphatases and the direction rules
+    details = aliases.reaction_details({r.id.split("_")[0] for r in template.reactions}
+                                       | {r.id.split("_")[0] for r in model.reactions})
+    phosphatases = add_outside_phosphatases(model, template, {k: d["ec_numbers"] for k, d in details.items()})
     for rid in phosphatases if homology is not None else ():  # otherwise their genes' roles count, below
         sources[rid] = {SOURCE_HOMOLOGY}
         evidence[rid] = {"outside_phosphatase": sorted(g.id for g in model.reactions.get_by_id(rid).genes)[:10]}
@@ -185,7 +187,6 @@ def build_draft(
     _add_atpm(model)
     oriented = orient_atp_driven_transport(model)  # ABC transporters and P-type ATPases hydrolyse ATP only
     # and so do the ligases and carboxylases the database calls irreversible
-    details = aliases.reaction_details({r.id.split("_")[0] for r in model.reactions})
     coupled = orient_atp_coupled_reactions(model, {k: d["reversibility"] for k, d in details.items()})
     kinases = orient_nucleotide_making_kinases(model)  # PEP and carbamoyl phosphate give phosphate to NDPs only
     # and no decarboxylation fixes CO2 backwards without an energy source
