@@ -77,8 +77,10 @@ case "$cmd" in
         ensure_postgres
         .venv/bin/ruff check src tests benchmarks scripts
         .venv/bin/mypy
-        # the 25 slowest tests are listed at the end, so the suite's time can be watched
-        exec .venv/bin/python -m pytest --durations=25 "$@"
+        # two pytest workers (GEMFLUX_TEST_WORKERS), a test file each at a time, so a core is not
+        # left idle while a test waits on its server or worker process; the 25 slowest tests are
+        # listed at the end, so the suite's time can be watched
+        exec .venv/bin/python -m pytest -n "${GEMFLUX_TEST_WORKERS:-2}" --dist loadfile --durations=25 "$@"
         ;;
     test-fast)
         # the fast tier: lint, types and every test that needs no genome build, browser, PostgreSQL
@@ -88,7 +90,7 @@ case "$cmd" in
         .venv/bin/mypy
         # the biochemistry index the tests build is kept between fast runs (rebuilt when the data change)
         export GEMFLUX_TEST_CACHE_DIR="${GEMFLUX_TEST_CACHE_DIR:-.venv/test-cache}"
-        exec .venv/bin/python -m pytest -m "not slow" "$@"
+        exec .venv/bin/python -m pytest -n "${GEMFLUX_TEST_WORKERS:-2}" --dist loadfile -m "not slow" "$@"
         ;;
     lock)
         rm -rf .lock-venv

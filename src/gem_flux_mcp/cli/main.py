@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--no-homology", action="store_true", help="skip the homology search")
     build.add_argument("--exclude-reference", default="", metavar="MODELS",
                        help="comma-separated BiGG models to leave out of the homology reference")
-    build.add_argument("--aligner", choices=["diamond", "mmseqs"], help="default: diamond if on PATH, else mmseqs")
+    build.add_argument("--aligner", choices=["diamond", "mmseqs"], help="default: mmseqs; diamond must be on PATH")
     build.add_argument("--rast", action="store_true", help="also annotate with the RAST web service (internet)")
     build.add_argument("--data-dir", help="reference data folder (default: $GEMFLUX_DATA_DIR)")
     build.add_argument("--cache-dir", help="cache folder (default: $GEMFLUX_CACHE_DIR)")

