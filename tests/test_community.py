@@ -292,3 +292,61 @@ def test_community_command(server_env: dict[str, str], tmp_path: Path) -> None:
                               str(tmp_path / "glucose.json"), "--tradeoff", "2"],
                              capture_output=True, text=True, timeout=300, env=server_env)
     assert refused.returncode != 0 and "INVALID_TRADEOFF" in refused.stdout + refused.stderr
+
+
+@pytest.mark.anyio
+async def test_list_and_delete_communities(server_env: dict[str, str], tmp_path: Path) -> None:
+    for model in (lysine_auxotroph(), arginine_auxotroph(), prototroph()):
+        save_json_model(model, str(tmp_path / f"{model.id}.json"))
+    async with in_process_client(server_env) as client:
+        for name in ("lys_minus", "arg_minus", "proto"):
+            await call(client, "import_model", {"file_path": f"{name}.json", "model_name": name.replace("_", "")})
+        glucose = (await call(client, "build_media", {"compounds": [GLUCOSE],
+                                                      "custom_bounds": {GLUCOSE: [-UPTAKE, 1000.0]}}))["media_id"]
+        empty = await call(client, "list_communities", {})
+        assert empty["total_communities"] == 0 and empty["communities"] == [] and empty["next_offset"] is None
+        pair = ["lysminus.draft", "argminus.draft"]
+        for name, ids in (("pair", pair), ("trio", [*pair, "proto.draft"]), ("solo", ["proto.draft"])):
+            await call(client, "build_community", {"model_ids": ids, "community_name": name})
+        await call(client, "run_community", {"community_id": "pair", "media_id": glucose})
+
+        first = await call(client, "list_communities", {"limit": 2})
+        assert first["total_communities"] == 3 and first["next_offset"] == 2
+        assert [(c["community_id"], c["num_members"], c["num_results"]) for c in first["communities"]] == \
+            [("pair", 2, 1), ("trio", 3, 0)]
+        assert first["communities"][1]["member_ids"] == [*pair, "proto.draft"]
+        last = await call(client, "list_communities", {"offset": 2, "limit": 2})
+        assert [c["community_id"] for c in last["communities"]] == ["solo"] and last["next_offset"] is None
+        await call(client, "list_communities", {"offset": 3}, error="INVALID_OFFSET")
+        await call(client, "list_communities", {"limit": 0}, error="INVALID_LIMIT")
+
+        deleted = await call(client, "delete_community", {"community_id": "pair"})
+        assert deleted["deleted_community_id"] == "pair" and deleted["deleted_results"] == 1
+        gone = await call(client, "delete_community", {"community_id": "pair"}, error="COMMUNITY_NOT_FOUND")
+        assert gone["details"]["available_communities"] == ["trio", "solo"]
+        await call(client, "get_community", {"community_id": "pair"}, error="COMMUNITY_NOT_FOUND")
+        await call(client, "run_community", {"community_id": "pair", "media_id": glucose},
+                   error="COMMUNITY_NOT_FOUND")
+        await call(client, "get_model", {"model_id": pair[0]})  # the members are kept
+        # the results went with it: a new community under the same id starts with none
+        await call(client, "build_community", {"model_ids": pair, "community_name": "pair"})
+        assert (await call(client, "get_community", {"community_id": "pair"}))["results"] == []
+        tools = {t.name: t for t in await client.list_tools()}
+        assert tools["delete_community"].annotations.destructive_hint is True
+        assert tools["list_communities"].annotations.read_only_hint is True
+
+    # the same from the command line, on the same state folder
+    listed = subprocess.run([GEM_FLUX, "community", "list", "--json", "--limit", "2"], capture_output=True,
+                            text=True, timeout=120, env=server_env)
+    assert listed.returncode == 0, listed.stderr
+    page = json.loads(listed.stdout)
+    assert page["total_communities"] == 3 and [c["community_id"] for c in page["communities"]] == ["trio", "solo"]
+    removed = subprocess.run([GEM_FLUX, "community", "delete", "trio"], capture_output=True, text=True, timeout=120,
+                             env=server_env)
+    assert removed.returncode == 0 and "deleted trio" in removed.stdout, removed.stderr
+    again = subprocess.run([GEM_FLUX, "community", "delete", "trio"], capture_output=True, text=True, timeout=120,
+                           env=server_env)
+    assert again.returncode == 1 and "COMMUNITY_NOT_FOUND" in again.stderr
+    refused = subprocess.run([GEM_FLUX, "community", "list", "--limit", "0"], capture_output=True, text=True,
+                             timeout=120, env=server_env)
+    assert refused.returncode == 1 and "INVALID_LIMIT" in refused.stderr

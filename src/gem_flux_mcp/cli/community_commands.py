@@ -1,24 +1,39 @@
 """`gem-flux community`: model files as the members of one community on a medium (MICOM's
 cooperative tradeoff), without a server: community and member growth, who feeds whom; with
 --knockouts each member removed in turn, with --minimal-medium the community's minimal medium.
---out writes the cross-feeding table as TSV."""
+--out writes the cross-feeding table as TSV. `gem-flux community list` and `gem-flux community
+delete ID` page through and delete the communities stored in a state folder (the workspace the
+stdio server uses), as list_communities and delete_community do."""
 
 from __future__ import annotations
 
 import argparse
+import json
+from collections.abc import Sequence
 from typing import Any
 
-from gem_flux_mcp.cli.errors import answer
+from gem_flux_mcp.cli.errors import answer, report_error
 from gem_flux_mcp.cli.options import add_rule_option
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
-from gem_flux_mcp.errors import ValidationError
-from gem_flux_mcp.rules.catalog import DEFAULT_TRADEOFF, MIN_MEMBER_GROWTH, TARGET_GROWTH_RATE, TRADEOFF
+from gem_flux_mcp.errors import GemFluxError, ValidationError
+from gem_flux_mcp.rules.catalog import (
+    DEFAULT_TRADEOFF,
+    LIMIT,
+    MIN_MEMBER_GROWTH,
+    OFFSET,
+    TARGET_GROWTH_RATE,
+    TRADEOFF,
+)
+
+STORED_COMMANDS = ("list", "delete")  # `gem-flux community list|delete ...`: the stored communities
 
 
 def add_parser(sub: Any) -> None:
     com = sub.add_parser("community", help="model files as one community on a medium (MICOM): member growth, "
-                                           "cross-feeding, knockouts")
+                                           "cross-feeding, knockouts; `community list|delete`: stored communities",
+                         epilog="gem-flux community list [--offset N] [--limit N] and gem-flux community delete ID "
+                                "page through and delete the communities stored in a state folder (--state-dir).")
     com.add_argument("models", nargs="+", metavar="MODEL", help="SBML (.xml) or COBRApy JSON models, the members")
     com.add_argument("--medium", required=True,
                      help="a predefined medium name (e.g. m9_glucose_aerobic) or a JSON file "
@@ -40,6 +55,53 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     return answer(args, _community)
+
+
+def stored_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gem-flux community",
+                                     description="the communities stored in a state folder (the stdio server's "
+                                                 "workspace)")
+    sub = parser.add_subparsers(dest="stored_command", required=True)
+    listing = sub.add_parser("list", help="a page of the stored communities, oldest first")
+    add_rule_option(listing, "--offset", OFFSET, default=0, help="first community of the page (default 0)")
+    add_rule_option(listing, "--limit", LIMIT, default=25, help="communities per page (default 25)")
+    deleting = sub.add_parser("delete", help="delete a stored community and the results recorded with it")
+    deleting.add_argument("community_id", metavar="ID", help="the community's id")
+    for each in (listing, deleting):
+        each.add_argument("--state-dir", help="state folder (default: $GEMFLUX_STATE_DIR)")
+        each.add_argument("--database-url", help="PostgreSQL state database (default: $GEMFLUX_DATABASE_URL)")
+        each.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    return parser
+
+
+def run_stored(argv: Sequence[str]) -> int:
+    """`gem-flux community list|delete ...` (argv from `list` or `delete` on)."""
+    from gem_flux_mcp.server.access import LOCAL_WORKSPACE
+    from gem_flux_mcp.services.community import stored
+    from gem_flux_mcp.store.store import Store
+
+    try:
+        args = stored_parser().parse_args(argv)
+        settings = Settings.resolve(state_dir=args.state_dir, database_url=args.database_url)
+        store = Store(settings.state_dir, database_url=settings.database_url)
+        try:
+            if args.stored_command == "list":
+                listed = stored.list_communities(store, LOCAL_WORKSPACE, args.offset, args.limit)
+                result = listed.model_dump(mode="json")
+                lines = [f"{listed.total_communities} communities" + (
+                    f" (from {listed.offset}; next page --offset {listed.next_offset})" if listed.next_offset else "")]
+                lines += [f"  {c.community_id}: {c.num_members} members ({', '.join(c.member_ids)}), "
+                          f"{c.num_results} results, created {c.created_at}" for c in listed.communities]
+            else:
+                deleted = stored.delete_community(store, LOCAL_WORKSPACE, args.community_id)
+                result = deleted.model_dump(mode="json")
+                lines = [f"deleted {deleted.deleted_community_id} and its {deleted.deleted_results} results"]
+        finally:
+            store.close()
+    except GemFluxError as exc:
+        return report_error("community", exc)
+    print(json.dumps(result, indent=1) if args.json else "\n".join(lines))
+    return 0
 
 
 def _abundances(text: str) -> list[object] | None:

@@ -1,5 +1,5 @@
-"""Community tools on MICOM (build_community, get_community, run_community, community_knockouts,
-community_minimal_medium): stored models
+"""Community tools on MICOM (build_community, get_community, list_communities, delete_community,
+run_community, community_knockouts, community_minimal_medium): stored models
 as members of one community that shares a medium; the growth and cross-feeding of the members
 and who depends on whom. Solves run in a worker process with progress."""
 
@@ -14,6 +14,7 @@ from pydantic import Field
 from gem_flux_mcp.rules.catalog import (
     CommunityMembersArg,
     CommunityMembersFilterArg,
+    LimitArg,
     MinMemberGrowthArg,
     OffsetArg,
     TargetGrowthRateArg,
@@ -21,9 +22,9 @@ from gem_flux_mcp.rules.catalog import (
 )
 from gem_flux_mcp.server.dependencies import Caller, current_caller, current_workspace
 from gem_flux_mcp.server.tools.analysis import run_analysis
-from gem_flux_mcp.server.tools.common import CREATES, READ_ONLY, MediaId, OutputPath, output_target, tool
+from gem_flux_mcp.server.tools.common import CREATES, DELETES, READ_ONLY, MediaId, OutputPath, output_target, tool
 from gem_flux_mcp.services import results
-from gem_flux_mcp.services.community import build, growth, knockouts, medium
+from gem_flux_mcp.services.community import build, growth, knockouts, medium, stored
 from gem_flux_mcp.services.workspace import Workspace
 
 CommunityId = Annotated[str, Field(description="Id of a stored community (build_community answers with it)")]
@@ -57,6 +58,25 @@ def register(mcp: FastMCP) -> None:
         as it was when the community was built, and what was run on it (run_community,
         community_knockouts, community_minimal_medium), newest first."""
         return build.get_community(workspace, community_id)
+
+    @tool(mcp, "list_communities", results.ListCommunitiesResult, {"title": "List communities", **READ_ONLY})
+    def list_communities(
+        offset: Annotated[OffsetArg, Field(description="First community of the page (paging)")] = 0,
+        limit: Annotated[LimitArg, Field(description="Communities per page")] = stored.DEFAULT_PAGE,
+        workspace: Workspace = Depends(current_workspace),
+    ) -> results.ListCommunitiesResult:
+        """The workspace's stored communities, oldest first, a page at a time: each one's members
+        and how many results were recorded with it."""
+        return stored.list_communities(workspace.store, workspace.workspace_id, offset, limit)
+
+    @tool(mcp, "delete_community", results.DeleteCommunityResult, {"title": "Delete a community", **DELETES})
+    def delete_community(
+        community_id: CommunityId,
+        workspace: Workspace = Depends(current_workspace),
+    ) -> results.DeleteCommunityResult:
+        """Delete a stored community permanently, with every result recorded with it (one
+        transaction). Its member models stay stored."""
+        return stored.delete_community(workspace.store, workspace.workspace_id, community_id)
 
     @tool(mcp, "run_community", results.RunCommunityResult, {"title": "Grow a community", **CREATES})
     async def run_community(

@@ -177,3 +177,29 @@ class GetCommunityResult(Result):
     created_at: str
     members: list[CommunityMemberState]
     results: list[CommunityRecord] = Field(description="What was run on it, newest first (at most 20)")
+
+
+class CommunityListing(Result):
+    community_id: str
+    community_name: str | None
+    created_at: str
+    num_members: int
+    member_ids: list[str] = Field(description="The members' model ids (first 10)")
+    num_results: int = Field(description="Results recorded with the community (run_community, community_knockouts, "
+                                         "community_minimal_medium)")
+
+
+class ListCommunitiesResult(Result):
+    success: Literal[True] = True
+    total_communities: int
+    offset: int
+    next_offset: int | None = Field(description="offset of the next page; null at the end")
+    communities: list[CommunityListing] = Field(description="This page of the workspace's communities, oldest first")
+    next_steps: list[str]
+
+
+class DeleteCommunityResult(Result):
+    success: Literal[True] = True
+    deleted_community_id: str
+    deleted_results: int = Field(description="Results recorded with the community, deleted with it")
+    message: str
