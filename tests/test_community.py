@@ -26,6 +26,7 @@ from gem_flux_mcp.modeling.community import (
     build_micom_community,
     check_member,
     cooperative_growth,
+    limiting_compounds,
     member_knockouts,
     minimal_community_medium,
     put_community_on_medium,
@@ -156,6 +157,36 @@ def test_knockouts_and_minimal_medium_equal_micom(tmp_path: Path) -> None:
         {r.rsplit("_", 1)[0].removeprefix("EX_"): v for r, v in reference.items()}, abs=TOLERANCE)
 
 
+def test_limiting_compounds_as_micom_grows_on_the_halved_medium(tmp_path: Path) -> None:
+    """Glucose (the only carbon) and a little lysine limit the pair's growth; arginine, offered far
+    beyond what it takes up, does not: MICOM's own cooperative tradeoff on the medium with each
+    bound halved gives the growth reported for it."""
+    medium = {GLUCOSE: (-UPTAKE, 1000.0), LYSINE: (-0.2, 1000.0), ARGININE: (-1000.0, 1000.0)}
+    community, taxa = ours([lysine_auxotroph(), arginine_auxotroph()], [0.5, 0.5])
+    put_community_on_medium(community, medium)
+    found = limiting_compounds(community, 0.5)
+    assert [(r["compound_id"], r["limiting"]) for r in found.rows] == \
+        [(GLUCOSE, True), (LYSINE, True), (ARGININE, False)]
+    assert found.solved == 2  # arginine's uptake is far below half its bound: not solved again
+    assert found.rows[0]["growth_drop"] > found.rows[1]["growth_drop"] > 1e-3
+
+    direct = micom_direct([lysine_auxotroph(), arginine_auxotroph()], [0.5, 0.5], tmp_path)
+    whole = {f"EX_{c}_m": -lower for c, (lower, _) in medium.items()}
+    direct.medium = whole
+    base = direct.cooperative_tradeoff(fraction=0.5).growth_rate
+    assert found.community_growth == pytest.approx(base, abs=TOLERANCE)
+    assert cooperative_growth(community, taxa, 0.5).community_growth == pytest.approx(base, abs=TOLERANCE)
+    for row in found.rows:
+        direct.medium = {**whole, f"EX_{row['compound_id']}_m": whole[f"EX_{row['compound_id']}_m"] / 2}
+        halved = direct.cooperative_tradeoff(fraction=0.5).growth_rate
+        assert row["growth_halved"] == pytest.approx(halved, abs=TOLERANCE), row
+        assert row["growth_drop"] == pytest.approx(base - halved, abs=TOLERANCE), row
+        if row["limiting"]:
+            assert halved < base - 1e-3, row
+        else:
+            assert halved == pytest.approx(base, abs=1e-6), row
+
+
 def test_member_checks_and_abundances() -> None:
     assert relative_abundances(None, 4) == [0.25] * 4
     assert relative_abundances([1, 3], 2) == [0.25, 0.75]
@@ -191,7 +222,7 @@ async def test_community_tools(server_env: dict[str, str], tmp_path: Path) -> No
         assert [(m["model_id"], m["abundance"]) for m in built["members"]] == [(pair[0], 0.3), (pair[1], 0.7)]
 
         answer = await call(client, "run_community", {"community_id": "pair", "media_id": glucose,
-                                                      "output_path": "cross_feeding.tsv"})
+                                                      "output_path": "cross_feeding.tsv", "limiting_compounds": True})
         assert list(answer)[:4] == ["success", "community_id", "media_id", "summary"]
         direct = micom_direct([lysine_auxotroph(), arginine_auxotroph()], [0.3, 0.7], tmp_path)
         solution = direct.cooperative_tradeoff(fraction=0.5, fluxes=True, pfba=True)
@@ -205,6 +236,10 @@ async def test_community_tools(server_env: dict[str, str], tmp_path: Path) -> No
         with (tmp_path / "cross_feeding.tsv").open() as handle:
             assert len(list(csv.DictReader(handle, delimiter="\t"))) == 2
         assert answer["next_offset"] is None and answer["medium_missing"] == []
+        limiting = answer["limiting_compounds"]  # glucose, the one carbon source: halved, growth halves
+        assert (limiting["tested"], limiting["limiting"], limiting["solved"]) == (1, 1, 1)
+        assert limiting["rows"][0]["compound_id"] == GLUCOSE and limiting["rows"][0]["limiting"]
+        assert limiting["rows"][0]["growth_halved"] == pytest.approx(solution.growth_rate / 2, abs=TOLERANCE)
 
         knocked = await call(client, "community_knockouts", {"community_id": "pair", "media_id": glucose,
                                                              "members": [pair[0]]})
@@ -250,6 +285,7 @@ async def test_community_tools(server_env: dict[str, str], tmp_path: Path) -> No
         recorded = store.list_community_results("local", "pair")
         assert [r.kind for r in recorded] == ["community_minimal_medium", "community_knockouts", "community_growth"]
         assert recorded[2].summary["member_growth"] == {m["member"]: m["growth_rate"] for m in answer["members"]}
+        assert recorded[2].summary["limiting_compounds"] == [GLUCOSE]
 
         shown = await call(client, "get_community", {"community_id": "pair"})
         assert [(m["model_id"], m["state"]) for m in shown["members"]] == [(pair[0], "stored"), (pair[1], "stored")]
@@ -275,7 +311,7 @@ def test_community_command(server_env: dict[str, str], tmp_path: Path) -> None:
     (tmp_path / "glucose.json").write_text(json.dumps({"compounds": {GLUCOSE: {"bounds": [-UPTAKE, 1000.0]}}}))
     proc = subprocess.run([GEM_FLUX, "community", str(tmp_path / "lys_minus.json"), str(tmp_path / "arg_minus.json"),
                            "--medium", str(tmp_path / "glucose.json"), "--abundances", "0.3,0.7", "--knockouts",
-                           "--minimal-medium", "1",
+                           "--minimal-medium", "1", "--limiting",
                            "--out", str(tmp_path / "cf.tsv"), "--json"],
                           capture_output=True, text=True, timeout=300, env=server_env)
     assert proc.returncode == 0, proc.stderr
@@ -288,6 +324,7 @@ def test_community_command(server_env: dict[str, str], tmp_path: Path) -> None:
     assert len(result["knockouts"]) == 2 and all(r["growth_after"] < 1e-6 for r in result["knockouts"])
     assert len((tmp_path / "cf.tsv").read_text().splitlines()) == 3
     assert [c["compound_id"] for c in result["minimal_medium"]] == [GLUCOSE]
+    assert [(c["compound_id"], c["limiting"]) for c in result["limiting_compounds"]] == [(GLUCOSE, True)]
     refused = subprocess.run([GEM_FLUX, "community", str(tmp_path / "lys_minus.json"), "--medium",
                               str(tmp_path / "glucose.json"), "--tradeoff", "2"],
                              capture_output=True, text=True, timeout=300, env=server_env)

@@ -1,6 +1,7 @@
 """`gem-flux community`: model files as the members of one community on a medium (MICOM's
 cooperative tradeoff), without a server: community and member growth, who feeds whom; with
---knockouts each member removed in turn, with --minimal-medium the community's minimal medium.
+--knockouts each member removed in turn, with --minimal-medium the community's minimal medium,
+with --limiting the medium compounds that limit its growth.
 --out writes the cross-feeding table as TSV. `gem-flux community list` and `gem-flux community
 delete ID` page through and delete the communities stored in a state folder (the workspace the
 stdio server uses), as list_communities and delete_community do."""
@@ -43,6 +44,8 @@ def add_parser(sub: Any) -> None:
     add_rule_option(com, "--tradeoff", TRADEOFF, default=DEFAULT_TRADEOFF,
                     help="fraction of the maximal community growth kept (default 0.5)")
     com.add_argument("--knockouts", action="store_true", help="also remove each member in turn")
+    com.add_argument("--limiting", action="store_true",
+                     help="also the medium compounds that limit community growth (each uptake bound halved)")
     add_rule_option(com, "--minimal-medium", TARGET_GROWTH_RATE, metavar="GROWTH",
                     help="also the minimal medium (within --medium) for this community growth, 1/h")
     add_rule_option(com, "--min-member-growth", MIN_MEMBER_GROWTH, default=0.0,
@@ -126,6 +129,7 @@ def _community(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
         build_micom_community,
         check_member,
         cooperative_growth,
+        limiting_compounds,
         member_knockouts,
         minimal_community_medium,
         put_community_on_medium,
@@ -165,7 +169,13 @@ def _community(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
         minimal = minimal_community_medium(community, args.minimal_medium, args.min_member_growth).compounds
         lines.append(f"  minimal medium for {args.minimal_medium:g} /h: "
                      + ", ".join(f"{c['name']} {c['uptake']:.4g}" for c in minimal))
+    limiting = None
+    if args.limiting:
+        limiting = limiting_compounds(community, args.tradeoff).rows
+        lines += [f"  halving {r['name']} ({r['compound_id']}): growth {r['growth_halved']:.4g} /h "
+                  f"(-{100 * r['relative_drop']:.3g} %)" for r in limiting if r["limiting"]][:20]
     lines += _write(args.out, CROSS_FEEDING_COLUMNS, grown.cross_feeding)
     return {"lines": lines, "community_growth": grown.community_growth, "members": grown.members,
             "cross_feeding": grown.cross_feeding, "exchanges": grown.exchanges, "medium": grown.environment,
-            "medium_missing": missing, "knockouts": knocked.rows if knocked else None, "minimal_medium": minimal}
+            "medium_missing": missing, "knockouts": knocked.rows if knocked else None, "minimal_medium": minimal,
+            "limiting_compounds": limiting}

@@ -87,17 +87,22 @@ def register(mcp: FastMCP) -> None:
         offset: Annotated[OffsetArg, Field(description="First row of the cross-feeding and exchange tables "
                                                        "(paging)")] = 0,
         output_path: OutputPath = None,
+        limiting_compounds: Annotated[bool, Field(
+            description="Also which medium compounds limit community growth: each uptake bound halved in turn and "
+                        "the growth left (one linear program per compound taken up near its bound)")] = False,
         caller: Caller = Depends(current_caller),
     ) -> results.RunCommunityResult:
         """The community on a medium by MICOM's cooperative tradeoff: community growth is maximised,
         then held at `tradeoff` x the maximum while the members' growth is spread as evenly as
         possible. Answers the community's growth, each member's growth, what the community takes
         from and gives to the medium, who feeds whom (metabolite, from member, to member, flux),
-        and each member's uptake and secretion (paged). Runs in a worker process; recorded with
-        the community."""
+        and each member's uptake and secretion (paged). With limiting_compounds, the medium
+        compounds ranked by how much community growth falls when each one's uptake bound is
+        halved. Runs in a worker process; recorded with the community."""
         path = output_target(caller.files, output_path)
         return await run_analysis(
-            ctx, caller, lambda ws: growth.prepare_community_growth(ws, community_id, media_id, tradeoff, offset),
+            ctx, caller, lambda ws: growth.prepare_community_growth(ws, community_id, media_id, tradeoff, offset,
+                                                                    limiting_compounds),
             lambda ws, job, outcome: growth.store_community_growth(ws, job, outcome, offset, path))
 
     @tool(mcp, "community_knockouts", results.CommunityKnockoutsResult,

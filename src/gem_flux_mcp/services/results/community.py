@@ -77,6 +77,27 @@ class MemberExchange(Result):
     weighted: float = Field(description="flux x the member's abundance: mmol per gDW of community per h")
 
 
+class LimitingCompound(Result):
+    compound_id: str
+    name: str
+    uptake_bound: float = Field(description="The medium's uptake bound, mmol per gDW of community per h")
+    uptake: float = Field(description="The community's uptake at its maximal growth on the whole medium")
+    growth_halved: float = Field(description="1/h: community growth at the tradeoff with this uptake bound halved")
+    growth_drop: float = Field(description="1/h: community growth at the tradeoff minus growth_halved")
+    relative_drop: float = Field(description="growth_drop / community growth (0 to 1)")
+    limiting: bool = Field(description="Halving its bound lowers community growth (relative_drop > 1e-6)")
+
+
+class LimitingCompoundsTable(Result):
+    tested: int = Field(description="Compounds the medium offers that a member can take up")
+    limiting: int = Field(description="Of these, the compounds whose halved bound lowers community growth")
+    solved: int = Field(description="Linear programs solved again: a compound taken up at most half its bound at the "
+                                    "maximal growth cannot limit, and is not solved")
+    rows: list[LimitingCompound] = Field(description="Largest growth_drop first (first 100)")
+    rows_truncated: bool
+    seconds: float
+
+
 class RunCommunityResult(Result):
     success: Literal[True] = True
     community_id: str
@@ -96,6 +117,9 @@ class RunCommunityResult(Result):
     seconds: float
     build_seconds: float = Field(description="Building the MICOM community from the members")
     solve_seconds: float = Field(description="MICOM's cooperative tradeoff")
+    limiting_compounds: LimitingCompoundsTable | None = Field(
+        default=None, description="With limiting_compounds=true: each medium compound's uptake bound halved and the "
+                                  "community growth left, the compounds that limit growth first")
 
 
 class KnockoutRow(Result):
