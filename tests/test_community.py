@@ -387,3 +387,58 @@ async def test_list_and_delete_communities(server_env: dict[str, str], tmp_path:
     refused = subprocess.run([GEM_FLUX, "community", "list", "--limit", "0"], capture_output=True, text=True,
                              timeout=120, env=server_env)
     assert refused.returncode == 1 and "INVALID_LIMIT" in refused.stderr
+
+
+def test_many_samples_as_one_dask_batch(server_env: dict[str, str], tmp_path: Path) -> None:
+    """Three samples of the same three members (one abundance line each) on 2 Dask workers: each
+    sample's growth equals MICOM's own community of that sample's members; a rerun skips them, a
+    sample whose abundances change is grown again."""
+    for model in (lysine_auxotroph(), arginine_auxotroph(), prototroph()):
+        save_json_model(model, str(tmp_path / f"{model.id}.json"))
+    (tmp_path / "glucose.json").write_text(json.dumps({"compounds": {GLUCOSE: {"bounds": [-UPTAKE, 1000.0]}}}))
+    table = tmp_path / "samples.tsv"
+    table.write_text("sample\tlys_minus\targ_minus\tproto\npair\t3\t7\t0\nall three\t1\t1\t1\nalone\t1\t0\t0\n")
+    command = [GEM_FLUX, "community", *(str(tmp_path / f"{m}.json") for m in ("lys_minus", "arg_minus", "proto")),
+               "--medium", str(tmp_path / "glucose.json"), "--samples", str(table), "--out-dir", str(tmp_path / "out"),
+               "--workers", "2", "--json"]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=600, env=server_env)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["cluster"].startswith("LocalCluster of 2")
+    rows = {r["sample"]: r for r in result["samples"]}
+    assert [r["sample"] for r in result["samples"]] == ["pair", "all three", "alone"]
+    assert all(r["status"] == "ok" and not r.get("skipped") for r in rows.values())
+
+    pair = micom_direct([lysine_auxotroph(), arginine_auxotroph()], [0.3, 0.7], tmp_path).cooperative_tradeoff(
+        fraction=0.5)
+    assert rows["pair"]["community_growth"] == pytest.approx(pair.growth_rate, abs=TOLERANCE)
+    assert rows["pair"]["member_growth"] == pytest.approx(
+        {t: pair.members.at[t, "growth_rate"] for t in ("lys_minus", "arg_minus")}, abs=TOLERANCE)
+    three = micom_direct([lysine_auxotroph(), arginine_auxotroph(), prototroph()], [1, 1, 1], tmp_path)
+    solution = three.cooperative_tradeoff(fraction=0.5)
+    assert rows["all three"]["member_growth"] == pytest.approx(
+        {t: solution.members.at[t, "growth_rate"] for t in ("lys_minus", "arg_minus", "proto")}, abs=TOLERANCE)
+    assert rows["alone"]["community_growth"] == 0.0 and rows["alone"]["growing_members"] == 0  # an auxotroph alone
+
+    out = tmp_path / "out"
+    with (out / "member_growth.tsv").open() as handle:
+        growth = list(csv.DictReader(handle, delimiter="\t"))
+    assert [(g["sample"], g["member"]) for g in growth] == [
+        ("pair", "lys_minus"), ("pair", "arg_minus"), ("all three", "lys_minus"), ("all three", "arg_minus"),
+        ("all three", "proto"), ("alone", "lys_minus")]
+    with (out / "cross_feeding.tsv").open() as handle:
+        feeding = list(csv.DictReader(handle, delimiter="\t"))
+    assert {(f["compound_id"], f["from_member"], f["to_member"]) for f in feeding if f["sample"] == "pair"} == \
+        {(ARGININE, "lys_minus", "arg_minus"), (LYSINE, "arg_minus", "lys_minus")}
+
+    again = json.loads(subprocess.run(command, capture_output=True, text=True, timeout=600, env=server_env).stdout)
+    assert again["cluster"].startswith("none") and all(r["skipped"] for r in again["samples"])
+    assert [r["member_growth"] for r in again["samples"]] == [r["member_growth"] for r in result["samples"]]
+
+    table.write_text("sample\tlys_minus\targ_minus\tproto\npair\t3\t7\t0\nall three\t1\t2\t1\nalone\t1\t0\t0\n")
+    changed = json.loads(subprocess.run(command, capture_output=True, text=True, timeout=600, env=server_env).stdout)
+    assert [bool(r.get("skipped")) for r in changed["samples"]] == [True, False, True]
+
+    table.write_text("sample\tlys_minus\tnobody\npair\t3\t7\n")
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=120, env=server_env)
+    assert refused.returncode == 1 and "INVALID_ABUNDANCES" in refused.stderr

@@ -25,6 +25,7 @@ from gem_flux_mcp.rules.catalog import (
     OFFSET,
     TARGET_GROWTH_RATE,
     TRADEOFF,
+    WORKERS,
 )
 
 STORED_COMMANDS = ("list", "delete")  # `gem-flux community list|delete ...`: the stored communities
@@ -51,6 +52,14 @@ def add_parser(sub: Any) -> None:
     add_rule_option(com, "--min-member-growth", MIN_MEMBER_GROWTH, default=0.0,
                     help="with --minimal-medium: growth every member must reach, 1/h (default 0)")
     com.add_argument("--out", help="write the cross-feeding table as TSV here")
+    com.add_argument("--samples", metavar="TSV",
+                     help="many samples as one Dask batch: a table with a header `sample<TAB>member...` (members "
+                          "named by their model ids) and one line of abundances per sample; needs --out-dir")
+    com.add_argument("--out-dir", help="with --samples: the batch's output folder (a rerun resumes it)")
+    where = com.add_mutually_exclusive_group()
+    add_rule_option(where, "--workers", WORKERS, default=2, help="with --samples: local Dask worker processes "
+                                                                "(default 2)")
+    where.add_argument("--scheduler", help="with --samples: an existing Dask scheduler, e.g. tcp://HOST:8786")
     com.add_argument("--json", action="store_true", help="print the whole result as JSON")
     com.add_argument("--data-dir", help="reference data folder (default: $GEMFLUX_DATA_DIR)")
     com.add_argument("--cache-dir", help="cache folder (default: $GEMFLUX_CACHE_DIR)")
@@ -120,6 +129,56 @@ def _abundances(text: str) -> list[object] | None:
     return values
 
 
+def _members(paths: list[str]) -> dict[str, str]:
+    """{member id (the model's id, else its path): COBRApy JSON}, each member checked."""
+    from cobra.io import to_json
+
+    from gem_flux_mcp.cli.analysis_commands import _load
+    from gem_flux_mcp.modeling.community import check_member
+
+    members: dict[str, str] = {}
+    for path in paths:
+        model = _load(path)
+        member_id = model.id if model.id and model.id not in members else path
+        check_member(member_id, model)
+        members[member_id] = to_json(model)
+    return members
+
+
+def _samples(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    """--samples: every sample's community grown as one Dask task (services/community/samples.py)."""
+    from pathlib import Path
+
+    from gem_flux_mcp.cli.analysis_commands import _medium
+    from gem_flux_mcp.services.community.samples import read_abundance_table, run_samples
+
+    single = [flag for flag, given in (("--abundances", args.abundances.strip()), ("--knockouts", args.knockouts),
+                                       ("--minimal-medium", args.minimal_medium is not None),
+                                       ("--limiting", args.limiting), ("--out", args.out)) if given]
+    if single:
+        raise ValidationError(ErrorCode.BOTH_INPUTS_PROVIDED,
+                              f"--samples grows each sample's community; {', '.join(single)} apply to one community.",
+                              details={"options": single})
+    if not args.out_dir:
+        raise ValidationError(ErrorCode.NO_INPUT_PROVIDED, "--samples needs --out-dir, the batch's output folder.")
+    members = _members(args.models)
+    samples = read_abundance_table(Path(args.samples), list(members))
+    name, medium = _medium(args.medium, settings)
+    outcome = run_samples(members, samples, medium, args.tradeoff, Path(args.out_dir).resolve(),
+                          workers=args.workers, scheduler=args.scheduler)
+    counts = ", ".join(f"{n} {status}" for status, n in sorted(outcome.counts.items()))
+    lines = [f"{len(outcome.rows)} samples of {len(members)} members on {name} ({counts}) in {outcome.seconds:.1f} s "
+             f"on {outcome.cluster}"]
+    lines += [f"  {r['sample']}: " + (f"growth {r['community_growth']:.4g} /h, {r['growing_members']} of "
+                                      f"{r['members']} growing, {r['cross_feedings']} cross-feedings"
+                                      + (" (done before)" if r.get("skipped") else "")
+                                      if r["status"] == "ok" else f"failed: {r['error_code']}: {r['error_message']}")
+              for r in outcome.rows[:50]]
+    lines.append(f"wrote {outcome.files['samples_tsv']}")
+    return {"lines": lines, "samples": outcome.rows, "counts": outcome.counts, "files": outcome.files,
+            "cluster": outcome.cluster, "seconds": outcome.seconds}
+
+
 def _community(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     from cobra.io import to_json
 
@@ -137,6 +196,8 @@ def _community(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     )
     from gem_flux_mcp.services.community.growth import CROSS_FEEDING_COLUMNS
 
+    if args.samples:
+        return _samples(args, settings)
     shares = relative_abundances(_abundances(args.abundances), len(args.models))
     members: list[Member] = []
     for path, share in zip(args.models, shares, strict=True):
