@@ -442,3 +442,51 @@ def test_many_samples_as_one_dask_batch(server_env: dict[str, str], tmp_path: Pa
     table.write_text("sample\tlys_minus\tnobody\npair\t3\t7\n")
     refused = subprocess.run(command, capture_output=True, text=True, timeout=120, env=server_env)
     assert refused.returncode == 1 and "INVALID_ABUNDANCES" in refused.stderr
+
+
+@pytest.mark.anyio
+async def test_run_community_samples_in_the_background(server_env: dict[str, str], tmp_path: Path) -> None:
+    """run_community_samples on a stored community: a background batch of one Dask task per sample,
+    followed with get_batch_status; each sample's growth is MICOM's on that sample's members; a
+    rerun into the same folder skips every sample; bad samples are refused before anything runs."""
+    for model in (lysine_auxotroph(), arginine_auxotroph(), prototroph()):
+        save_json_model(model, str(tmp_path / f"{model.id}.json"))
+    async with in_process_client(server_env) as client:
+        for name in ("lys_minus", "arg_minus", "proto"):
+            await call(client, "import_model", {"file_path": f"{name}.json", "model_name": name.replace("_", "")})
+        glucose = (await call(client, "build_media", {"compounds": [GLUCOSE],
+                                                      "custom_bounds": {GLUCOSE: [-UPTAKE, 1000.0]}}))["media_id"]
+        lys, arg, proto = "lysminus.draft", "argminus.draft", "proto.draft"
+        await call(client, "build_community", {"model_ids": [lys, arg, proto], "community_name": "trio"})
+        request = {"community_id": "trio", "media_id": glucose, "out_dir": "samples_out", "workers": 2,
+                   "samples": {"pair": {lys: 3, arg: 7}, "all three": {lys: 1, arg: 1, proto: 1}}}
+        started = await call(client, "run_community_samples", request)
+        assert started["num_samples"] == 2 and started["samples"] == ["pair", "all three"]
+        status = await call(client, "get_batch_status", {"job_id": started["job_id"], "wait_seconds": 300})
+        assert status["status"] == "finished" and status["genomes"] == [], status
+        assert status["progress"]["ok"] == 2 and status["progress"]["failed"] == 0
+        rows = {r["sample"]: r for r in status["samples"]}
+        pair = micom_direct([lysine_auxotroph(), arginine_auxotroph()], [0.3, 0.7], tmp_path).cooperative_tradeoff(
+            fraction=0.5)
+        assert rows["pair"]["members"] == 2
+        assert rows["pair"]["member_growth"] == pytest.approx(
+            {lys: pair.members.at["lys_minus", "growth_rate"], arg: pair.members.at["arg_minus", "growth_rate"]},
+            abs=TOLERANCE)
+        assert rows["all three"]["members"] == 3 and rows["all three"]["growing_members"] == 3
+        assert (tmp_path / "samples_out" / "samples.tsv").is_file() and "samples_tsv" in status["files"]
+        recorded = await call(client, "get_community", {"community_id": "trio"})
+        assert recorded["results"][0]["kind"] == "community_samples"
+        assert recorded["results"][0]["summary"]["counts"] == {"ok": 2}
+
+        again = await call(client, "run_community_samples", request)
+        rerun = await call(client, "get_batch_status", {"job_id": again["job_id"], "wait_seconds": 120})
+        assert rerun["status"] == "finished" and rerun["cluster"].startswith("none")
+        assert all(r["skipped"] for r in rerun["samples"]) and rerun["progress"]["done_before"] == 2
+
+        refused = await call(client, "run_community_samples", {**request, "samples": {"x": {"nobody.draft": 1}}},
+                             error="INVALID_ABUNDANCES")
+        assert refused["details"]["unknown"] == ["nobody.draft"]
+        await call(client, "run_community_samples", {**request, "samples": {"x": {lys: 0}}},
+                   error="INVALID_ABUNDANCES")
+        await call(client, "run_community_samples", {**request, "community_id": "nope"}, error="COMMUNITY_NOT_FOUND")
+        await call(client, "run_community_samples", {**request, "workers": 64}, error="INVALID_WORKERS")

@@ -1,12 +1,15 @@
 """Community tools on MICOM (build_community, get_community, list_communities, delete_community,
-run_community, community_knockouts, community_minimal_medium): stored models
+run_community, community_knockouts, community_minimal_medium, run_community_samples): stored models
 as members of one community that shares a medium; the growth and cross-feeding of the members
-and who depends on whom. Solves run in a worker process with progress."""
+and who depends on whom. Solves run in a worker process with progress; many samples run as a
+batch on Dask in the server's background (followed with get_batch_status)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
+import anyio.to_thread
 from fastmcp import Context, FastMCP
 from fastmcp.dependencies import Depends
 from pydantic import Field
@@ -19,17 +22,29 @@ from gem_flux_mcp.rules.catalog import (
     OffsetArg,
     TargetGrowthRateArg,
     TradeoffArg,
+    WorkersArg,
 )
-from gem_flux_mcp.server.dependencies import Caller, current_caller, current_workspace
+from gem_flux_mcp.server.dependencies import (
+    Caller,
+    current_batches,
+    current_caller,
+    current_file_area,
+    current_workspace,
+)
+from gem_flux_mcp.server.file_area import FileArea
 from gem_flux_mcp.server.tools.analysis import run_analysis
 from gem_flux_mcp.server.tools.common import CREATES, DELETES, READ_ONLY, MediaId, OutputPath, output_target, tool
 from gem_flux_mcp.services import results
+from gem_flux_mcp.services.batch.background import BatchJobs
 from gem_flux_mcp.services.community import build, growth, knockouts, medium, stored
+from gem_flux_mcp.services.community import samples as sample_batch
 from gem_flux_mcp.services.workspace import Workspace
 
 CommunityId = Annotated[str, Field(description="Id of a stored community (build_community answers with it)")]
 Tradeoff = Annotated[TradeoffArg, Field(description="Fraction of the maximal community growth the community keeps "
                                                     "while growth is spread over the members (MICOM's tradeoff)")]
+SAMPLES_ANNOTATIONS = {"title": "Grow many samples of a community", "readOnlyHint": False, "destructiveHint": False,
+                       "idempotentHint": True, "openWorldHint": False}  # a rerun resumes; no sample is grown twice
 
 
 def register(mcp: FastMCP) -> None:
@@ -147,3 +162,33 @@ def register(mcp: FastMCP) -> None:
             ctx, caller, lambda ws: medium.prepare_minimal_medium(ws, community_id, media_id, target_growth_rate,
                                                                   min_member_growth, minimize_components),
             medium.store_minimal_medium)
+
+    @tool(mcp, "run_community_samples", results.RunCommunitySamplesResult, SAMPLES_ANNOTATIONS)
+    async def run_community_samples(
+        community_id: CommunityId,
+        media_id: MediaId,
+        samples: Annotated[dict[str, dict[str, float]], Field(
+            min_length=1, max_length=sample_batch.MAX_SAMPLES,
+            description="Each sample's abundance of the members present, {sample: {member model id: abundance}}; "
+                        "a member left out is absent from that sample; a sample's abundances are divided by "
+                        "their sum")],
+        out_dir: Annotated[str, Field(description=(
+            "Folder for the results: samples.tsv (per sample: community growth, growing members, cross-feedings, "
+            "each member's growth), member_growth.tsv, cross_feeding.tsv, summary.json and a report per sample. "
+            "Running the same samples into the same folder again skips those finished"))],
+        tradeoff: Tradeoff = 0.5,
+        workers: Annotated[WorkersArg, Field(description=(
+            "Dask worker processes on this server (at most one per core); ignored when the server is configured "
+            "with a Dask cluster"))] = 2,
+        workspace: Workspace = Depends(current_workspace),
+        area: FileArea = Depends(current_file_area),
+        batches: BatchJobs = Depends(current_batches),
+    ) -> results.RunCommunitySamplesResult:
+        """Many samples of a stored community (each its own abundances of the members) as one
+        batch on Dask: each sample's community is grown on the medium by the cooperative tradeoff,
+        one task per sample. Answers at once with a job id; follow it with get_batch_status (its
+        `samples` rows). One batch runs at a time per server; recorded with the community."""
+        folder = area.resolve(str(Path(out_dir) / "samples.tsv"), param="out_dir", must_exist=False,
+                              for_write=True).parent
+        return await anyio.to_thread.run_sync(lambda: sample_batch.start_community_samples(
+            batches, workspace, community_id, media_id, samples, folder, tradeoff, workers, area.show))

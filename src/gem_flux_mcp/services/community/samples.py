@@ -1,6 +1,8 @@
-"""Many samples of one set of members as one batch on Dask (issue 31, item 5): each sample (its
-own abundances of the members) is one task that builds the sample's MICOM community on the
-medium and grows it by the cooperative tradeoff, on the batch machinery's cluster
+"""Many samples of one set of members as one batch on Dask (issue 31, item 5): the tool
+run_community_samples on a stored community (in the server's background, like
+build_models_batch) and `gem-flux community --samples` on model files. Each sample (its own
+abundances of the members) is one task that builds the sample's MICOM community on the medium
+and grows it by the cooperative tradeoff, on the batch machinery's cluster
 (`services/batch/runner.dask_client`: a LocalCluster of worker processes, or an existing
 scheduler). A member with abundance 0 in a sample is left out of that sample's community.
 
@@ -22,18 +24,26 @@ cannot grow or fails is a failed row with its error code; it never stops the oth
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import json
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ValidationError
 from gem_flux_mcp.fsutil import atomic_write_text
+from gem_flux_mcp.rules.catalog import TRADEOFF, WORKERS
+from gem_flux_mcp.services import results
+
+if TYPE_CHECKING:
+    from gem_flux_mcp.services.batch.background import BatchJobs
+    from gem_flux_mcp.services.workspace import Workspace
 
 REPORT_VERSION = 1
 MEMBERS = "members"
@@ -44,6 +54,7 @@ MEMBER_GROWTH_COLUMNS = ("sample", "member", "abundance", "growth_rate")
 CROSS_FEEDING_COLUMNS = ("sample", "compound_id", "name", "from_member", "to_member", "flux")
 MAX_SAMPLES = 10_000
 GROWING = 1e-6
+POLL_S = 1.0  # how often a running batch looks at its cancel flag
 
 Medium = dict[str, tuple[float, float]]
 
@@ -65,6 +76,7 @@ class SamplesOutcome:
     files: dict[str, str]
     seconds: float
     cluster: str
+    cancelled: bool = False
 
     @property
     def counts(self) -> dict[str, int]:
@@ -74,13 +86,50 @@ class SamplesOutcome:
         return counts
 
 
-def read_abundance_table(path: Path, members: Sequence[str]) -> dict[str, dict[str, float]]:
-    """{sample: {member: abundance}} from a TSV with a header `sample<TAB>member...` (one column
-    per member, named by its id) and one row per sample. INVALID_ABUNDANCES for an unknown or
-    missing member column, a value that is not a finite number >= 0, a repeated sample, or a
-    sample without any member."""
+def check_samples(samples: object, members: Sequence[str]) -> dict[str, dict[str, float]]:
+    """{sample: {member: relative abundance > 0}} from {sample: {member: abundance}} (a member left
+    out, or at 0, is absent from the sample), the members' order kept. INVALID_ABUNDANCES (every
+    door: the tool, the command's table) for an unknown member, a value that is not a finite
+    number >= 0, a sample without any member present, a sample name that is empty or over 128
+    characters, or more than MAX_SAMPLES samples."""
     import math
 
+    def refuse(message: str, **details: Any) -> ValidationError:
+        return ValidationError(ErrorCode.INVALID_ABUNDANCES, message, details=details, suggestions=[
+            "Give each sample's abundance of each member present, e.g. {\"gut_1\": {\"" + members[0]
+            + "\": 0.7, ...}}; members left out are absent. The abundances of a sample are divided by their sum."])
+
+    if not isinstance(samples, Mapping) or not samples:
+        raise refuse("samples must be a non-empty mapping of sample name to {member: abundance}.",
+                     provided=type(samples).__name__)
+    if len(samples) > MAX_SAMPLES:
+        raise refuse(f"At most {MAX_SAMPLES} samples per batch.", samples=len(samples))
+    checked: dict[str, dict[str, float]] = {}
+    for name, shares in samples.items():
+        if not isinstance(name, str) or not name.strip() or len(name) > 128:
+            raise refuse("Each sample needs a name of 1 to 128 characters.", sample=repr(name)[:40])
+        if not isinstance(shares, Mapping):
+            raise refuse(f"Sample {name!r}: give {{member: abundance}}.", sample=name)
+        unknown = [m for m in shares if m not in members]
+        if unknown:
+            raise refuse(f"Sample {name!r} names members the community does not have: "
+                         f"{', '.join(map(str, unknown[:5]))}.",
+                         sample=name, unknown=[str(m) for m in unknown[:10]], members=list(members)[:20])
+        bad = [m for m, v in shares.items()
+               if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0]
+        if bad or not any(v > 0 for v in shares.values()):
+            raise refuse(f"Sample {name!r}: abundances must be finite numbers >= 0, at least one above 0.",
+                         sample=name, invalid=[str(m) for m in bad[:10]])
+        total = math.fsum(float(v) for v in shares.values())
+        checked[name.strip()] = {m: float(shares[m]) / total for m in members if float(shares.get(m, 0)) > 0}
+    if len(checked) != len(samples):
+        raise refuse("Sample names must differ once stripped of spaces.")
+    return checked
+
+
+def read_abundance_table(path: Path, members: Sequence[str]) -> dict[str, dict[str, float]]:
+    """`check_samples` of a TSV with a header `sample<TAB>member...` (one column per member,
+    named by its id, each once) and one row of abundances per sample (0: absent)."""
     def refuse(message: str, **details: Any) -> ValidationError:
         return ValidationError(ErrorCode.INVALID_ABUNDANCES, f"{path.name}: {message}", details=details,
                                suggestions=["One header line `sample<TAB>" + "<TAB>".join(members[:3])
@@ -101,23 +150,16 @@ def read_abundance_table(path: Path, members: Sequence[str]) -> dict[str, dict[s
     if unknown or missing or len(set(columns)) != len(columns):
         raise refuse("the columns after the first must be the members, each once.", unknown=unknown[:10],
                      missing=missing[:10], members=list(members)[:10])
-    if len(lines) - 1 > MAX_SAMPLES:
-        raise refuse(f"at most {MAX_SAMPLES} samples.", samples=len(lines) - 1)
-    samples: dict[str, dict[str, float]] = {}
+    table: dict[str, dict[str, float]] = {}
     for number, line in enumerate(lines[1:], start=2):
         cells = line.split("\t")
-        name = cells[0].strip()
-        if not name or name in samples or len(cells) != len(header):
+        if len(cells) != len(header) or cells[0].strip() in table:
             raise refuse(f"line {number}: a sample name given once and {len(columns)} abundances.", line=number)
         try:
-            values = [float(c) for c in cells[1:]]
+            table[cells[0].strip()] = {m: float(c) for m, c in zip(columns, cells[1:], strict=True)}
         except ValueError as exc:
             raise refuse(f"line {number}: {exc}.", line=number) from exc
-        if any(not math.isfinite(v) or v < 0 for v in values) or not any(v > 0 for v in values):
-            raise refuse(f"line {number}: abundances must be finite, >= 0, and not all 0.", line=number)
-        total = math.fsum(values)
-        samples[name] = {m: v / total for m, v in zip(columns, values, strict=True) if v > 0}
-    return samples
+    return check_samples(table, members)
 
 
 def sample_key(abundances: Mapping[str, float], member_sha256: Mapping[str, str], medium: Medium,
@@ -207,10 +249,12 @@ def write_members(out_dir: Path, members: Mapping[str, str]) -> tuple[dict[str, 
 
 def run_samples(members: Mapping[str, str], samples: Mapping[str, Mapping[str, float]], medium: Medium,
                 tradeoff: float, out_dir: Path, *, workers: int = 2, scheduler: str | None = None,
-                on_sample: Callable[[dict[str, Any]], None] | None = None) -> SamplesOutcome:
+                on_sample: Callable[[dict[str, Any]], None] | None = None,
+                cancel: threading.Event | None = None) -> SamplesOutcome:
     """Every sample grown as one Dask task (`members`: {member id: COBRApy JSON}; `samples`:
     {sample: {member: relative abundance}}), those finished before with the same settings
-    skipped; then the tables written. `on_sample` sees each row as it finishes."""
+    skipped; then the tables written (of the samples finished). `on_sample` sees each row as it
+    finishes; setting `cancel` stops the batch (finished samples stay)."""
     from gem_flux_mcp.services.batch.runner import dask_client, failed_task_error
 
     started = time.perf_counter()
@@ -231,33 +275,45 @@ def run_samples(members: Mapping[str, str], samples: Mapping[str, Mapping[str, f
         todo.append(SampleTask(sample, tuple(shares.items()), tuple((m, files[m]) for m in shares), dict(medium),
                                tradeoff, str(out_dir), key))
     cluster = "none: every sample was finished before"
+    cancelled = False
     if todo:
         dist: Any = importlib.import_module("distributed")  # untyped
 
         with dask_client(workers, scheduler) as (client, cluster):
             futures = {client.submit(grow_sample, task, key=f"sample-{_safe(task.sample)}-{task.settings_key[:12]}",
                                      pure=False): task for task in todo}
-            for future in dist.as_completed(list(futures)):
-                task = futures[future]
+            remaining = set(futures)
+            while remaining:
+                if cancel is not None and cancel.is_set():
+                    cancelled = True
+                    client.cancel(list(remaining))
+                    break
                 try:
-                    row = future.result()
-                except Exception as exc:  # the task's workers died: the sample fails, the others go on
-                    code, message = failed_task_error(exc)
-                    row = {"sample": task.sample, "status": "failed", "members": len(task.abundances),
-                           "error_code": str(code), "error_message": message}
-                rows[task.sample] = row
-                if on_sample is not None:
-                    on_sample(row)
-    ordered = [rows[s] for s in samples]
-    for sample in samples:
+                    finished, _ = dist.wait(list(remaining), timeout=POLL_S, return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    continue
+                for future in finished:
+                    remaining.discard(future)
+                    task = futures[future]
+                    try:
+                        row = future.result()
+                    except Exception as exc:  # the task's workers died: the sample fails, the others go on
+                        code, message = failed_task_error(exc)
+                        row = {"sample": task.sample, "status": "failed", "members": len(task.abundances),
+                               "error_code": str(code), "error_message": message}
+                    rows[task.sample] = row
+                    if on_sample is not None:
+                        on_sample(row)
+    ordered = [rows[s] for s in samples if s in rows]
+    for sample in rows:
         if sample not in reports and rows[sample]["status"] == "ok":
             reports[sample] = finished_report(out_dir, sample, sample_key(
                 samples[sample], digests, medium, tradeoff)) or {}
     seconds = round(time.perf_counter() - started, 2)
     written = _write_tables(out_dir, ordered, reports, samples, {
         "cluster": cluster, "seconds": seconds, "tradeoff": tradeoff, "members": list(members),
-        "medium_compounds": len(medium)})
-    return SamplesOutcome(ordered, written, seconds, cluster)
+        "medium_compounds": len(medium), "cancelled": cancelled, "not_run": [s for s in samples if s not in rows]})
+    return SamplesOutcome(ordered, written, seconds, cluster, cancelled)
 
 
 def _tsv(value: Any) -> str:
@@ -280,7 +336,8 @@ def _write_tables(out_dir: Path, rows: list[dict[str, Any]], reports: Mapping[st
                   samples: Mapping[str, Mapping[str, float]], about: dict[str, Any]) -> dict[str, str]:
     growth_rows = [{"sample": r["sample"], "member": m, "abundance": samples[r["sample"]].get(m), "growth_rate": g}
                    for r in rows if r["status"] == "ok" for m, g in (r.get("member_growth") or {}).items()]
-    feeding_rows = [{"sample": s, **c} for s in samples for c in (reports.get(s) or {}).get("cross_feeding", [])]
+    feeding_rows = [{"sample": r["sample"], **c} for r in rows
+                    for c in (reports.get(r["sample"]) or {}).get("cross_feeding", [])]
     counts: dict[str, int] = {}
     for row in rows:
         counts[row["status"]] = counts.get(row["status"], 0) + 1
@@ -291,3 +348,41 @@ def _write_tables(out_dir: Path, rows: list[dict[str, Any]], reports: Mapping[st
     atomic_write_text(summary, json.dumps({**about, "num_samples": len(rows), "counts": counts, "samples": rows},
                                           indent=1) + "\n", 0o644)
     return {**files, "summary_json": str(summary)}
+
+
+def start_community_samples(jobs: BatchJobs, ws: Workspace, community_id: object, media_id: object,
+                            samples: object, out_dir: Path, tradeoff: object, workers: object,
+                            show: Callable[[Path | str], str]) -> results.RunCommunitySamplesResult:
+    """run_community_samples: the stored community's members (unchanged since it was built) grown
+    for each sample on the medium, as a batch in the server's background (`BatchJobs`, one batch at
+    a time); recorded with the community when it ends. `out_dir` is resolved and allowed."""
+    from gem_flux_mcp.services.batch.requests import local_workers_allowed
+    from gem_flux_mcp.services.community.job import prepare_on_medium
+
+    share = TRADEOFF.check(tradeoff)
+    count: int = WORKERS.check(workers)
+    if not jobs.scheduler and count > local_workers_allowed():
+        raise WORKERS.refusal(count, f"workers must be at most {local_workers_allowed()} here: one worker process "
+                                     "per core of this server.")
+    base = prepare_on_medium(ws, community_id, media_id)
+    members = {m.model_id: m.model_json for m in base.members}
+    chosen = check_samples(samples, list(members))
+    store, workspace, scheduler = ws.store, ws.workspace_id, jobs.scheduler
+
+    def run(on_row: Callable[[dict[str, Any]], None], cancel: threading.Event) -> tuple[dict[str, str], str, bool]:
+        outcome = run_samples(members, chosen, dict(base.medium), share, out_dir, workers=count, scheduler=scheduler,
+                              on_sample=on_row, cancel=cancel)
+        with contextlib.suppress(GemFluxError):  # deleted meanwhile: the output folder keeps the answers
+            store.add_community_result(workspace, base.community_id, "community_samples", base.media_id, {
+                "samples": len(chosen), "counts": outcome.counts, "tradeoff": share, "out_dir": out_dir.name,
+                "cancelled": outcome.cancelled, "seconds": outcome.seconds})
+        return outcome.files, outcome.cluster, outcome.cancelled
+
+    job = jobs.start_items(workspace, "samples", list(chosen), out_dir, count, run)
+    return results.RunCommunitySamplesResult(
+        success=True, job_id=job.job_id, status=job.status, community_id=base.community_id, media_id=base.media_id,
+        num_samples=len(chosen), samples=list(chosen)[:200], out_dir=show(out_dir),
+        workers=None if scheduler else count, scheduler="configured by the server" if scheduler else None,
+        next_steps=[f"get_batch_status(job_id='{job.job_id}', wait_seconds=60) reports progress and the samples "
+                    "finished so far; samples.tsv, member_growth.tsv and cross_feeding.tsv are written to out_dir",
+                    "Running the same samples into the same out_dir again skips those finished."])

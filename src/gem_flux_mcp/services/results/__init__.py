@@ -35,8 +35,10 @@ from gem_flux_mcp.services.results.base import Result, output_schema
 from gem_flux_mcp.services.results.batch import (
     BatchCounts,
     BatchGenome,
+    BatchSample,
     BatchStatusResult,
     BuildModelsBatchResult,
+    RunCommunitySamplesResult,
 )
 from gem_flux_mcp.services.results.community import (
     BuildCommunityResult,
@@ -106,6 +108,7 @@ __all__ = [
     "AddedReaction",
     "BatchCounts",
     "BatchGenome",
+    "BatchSample",
     "BatchStatusResult",
     "BuildCommunityResult",
     "BuildMediaResult",
@@ -178,6 +181,7 @@ __all__ = [
     "ReviseModelResult",
     "RouteReaction",
     "RunCommunityResult",
+    "RunCommunitySamplesResult",
     "TableFile",
     "TopFlux",
     "VariabilityResult",
