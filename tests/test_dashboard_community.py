@@ -61,6 +61,10 @@ async def test_the_community_page_draws_who_feeds_whom(server_env: dict[str, str
         grown = await call(client, "run_community", {"community_id": "pair", "media_id": glucose,
                                                     "limiting_compounds": True})
         store = client.resources.store
+        # what run_community_samples records when its batch ends (tests/test_community.py runs one)
+        store.add_community_result("local", "pair", "community_samples", glucose, {
+            "samples": 3, "counts": {"ok": 2, "failed": 1}, "tradeoff": 0.5, "out_dir": "gut", "cancelled": False,
+            "seconds": 9.5})
 
         async with dashboard_client(store, "local") as http:
             listing = (await http.get("/communities")).text
@@ -96,6 +100,8 @@ async def test_the_community_page_draws_who_feeds_whom(server_env: dict[str, str
             assert [float(r[4]) for r in beside] == pytest.approx([c["flux"] for c in grown["cross_feeding"]], rel=1e-3)
             assert GLUCOSE in re.search(r"<p id=limiting>(.*?)</p>", page).group(1)  # type: ignore[union-attr]
             assert "Growth (run_community)" in page
+            assert ["Samples (batch)", "3 samples (2 ok, 1 failed) into gut/"] in [
+                [r[0], r[2]] for r in table_rows(page, "community-results")]
 
             api = (await http.get("/api/communities/pair")).json()
             assert {m["model_id"]: m["growth_rate"] for m in api["members"]} == growth

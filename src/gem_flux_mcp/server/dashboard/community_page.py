@@ -26,7 +26,7 @@ GROWING = 1e-6  # 1/h, as run_community counts growing members
 NET_W, NET_H = 640, 480
 EDGE_COLOURS = ("#f58518", "#54a24b", "#b279a2", "#e45756", "#72b7b2", "#eeca3b", "#9d755d", "#ff9da6")
 KIND_TITLES = {"community_growth": "Growth (run_community)", "community_knockouts": "Knockouts",
-               "community_minimal_medium": "Minimal medium"}
+               "community_minimal_medium": "Minimal medium", "community_samples": "Samples (batch)"}
 
 
 def community_href(community_id: str) -> str:
@@ -69,6 +69,11 @@ def headline(result: CommunityResultRow) -> str:
     if result.kind == "community_minimal_medium":
         return (f"{s.get('compounds')} compounds, total uptake {number(s.get('total_uptake'))} for "
                 f"{number(s.get('target_growth_rate'))} /h")
+    if result.kind == "community_samples":
+        counts = s.get("counts")
+        counts = counts if isinstance(counts, dict) else {}
+        return (f"{s.get('samples')} samples ({', '.join(f'{n} {k}' for k, n in counts.items()) or 'none finished'}) "
+                f"into {s.get('out_dir')}/" + (" (cancelled)" if s.get("cancelled") else ""))
     return ", ".join(f"{k} {v}" for k, v in list(s.items())[:4])
 
 

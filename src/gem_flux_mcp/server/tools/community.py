@@ -71,7 +71,7 @@ def register(mcp: FastMCP) -> None:
     ) -> results.GetCommunityResult:
         """A stored community: its members with their abundances and whether each is still stored
         as it was when the community was built, and what was run on it (run_community,
-        community_knockouts, community_minimal_medium), newest first."""
+        community_knockouts, community_minimal_medium, run_community_samples), newest first."""
         return build.get_community(workspace, community_id)
 
     @tool(mcp, "list_communities", results.ListCommunitiesResult, {"title": "List communities", **READ_ONLY})

@@ -188,7 +188,8 @@ class CommunityMemberState(CommunityMember):
 
 
 class CommunityRecord(Result):
-    kind: str = Field(description="community_growth, community_knockouts or community_minimal_medium")
+    kind: str = Field(description="community_growth, community_knockouts, community_minimal_medium or "
+                                  "community_samples")
     media_id: str | None
     created_at: str
     summary: dict[str, Any]
