@@ -280,8 +280,9 @@ def run_samples(members: Mapping[str, str], samples: Mapping[str, Mapping[str, f
         dist: Any = importlib.import_module("distributed")  # untyped
 
         with dask_client(workers, scheduler) as (client, cluster):
-            futures = {client.submit(grow_sample, task, key=f"sample-{_safe(task.sample)}-{task.settings_key[:12]}",
-                                     pure=False): task for task in todo}
+            futures = {client.submit(grow_sample, task, key=f"sample-{report_path(out_dir, task.sample).stem}-"
+                                                            f"{task.settings_key[:12]}", pure=False): task
+                       for task in todo}  # report names differ even when two sample names clean alike
             remaining = set(futures)
             while remaining:
                 if cancel is not None and cancel.is_set():
