@@ -26,6 +26,7 @@ from gem_flux_mcp.modeling.community import (
     build_micom_community,
     check_member,
     cooperative_growth,
+    limiting_compounds,
     member_knockouts,
     minimal_community_medium,
     put_community_on_medium,
@@ -156,6 +157,36 @@ def test_knockouts_and_minimal_medium_equal_micom(tmp_path: Path) -> None:
         {r.rsplit("_", 1)[0].removeprefix("EX_"): v for r, v in reference.items()}, abs=TOLERANCE)
 
 
+def test_limiting_compounds_as_micom_grows_on_the_halved_medium(tmp_path: Path) -> None:
+    """Glucose (the only carbon) and a little lysine limit the pair's growth; arginine, offered far
+    beyond what it takes up, does not: MICOM's own cooperative tradeoff on the medium with each
+    bound halved gives the growth reported for it."""
+    medium = {GLUCOSE: (-UPTAKE, 1000.0), LYSINE: (-0.2, 1000.0), ARGININE: (-1000.0, 1000.0)}
+    community, taxa = ours([lysine_auxotroph(), arginine_auxotroph()], [0.5, 0.5])
+    put_community_on_medium(community, medium)
+    found = limiting_compounds(community, 0.5)
+    assert [(r["compound_id"], r["limiting"]) for r in found.rows] == \
+        [(GLUCOSE, True), (LYSINE, True), (ARGININE, False)]
+    assert found.solved == 2  # arginine's uptake is far below half its bound: not solved again
+    assert found.rows[0]["growth_drop"] > found.rows[1]["growth_drop"] > 1e-3
+
+    direct = micom_direct([lysine_auxotroph(), arginine_auxotroph()], [0.5, 0.5], tmp_path)
+    whole = {f"EX_{c}_m": -lower for c, (lower, _) in medium.items()}
+    direct.medium = whole
+    base = direct.cooperative_tradeoff(fraction=0.5).growth_rate
+    assert found.community_growth == pytest.approx(base, abs=TOLERANCE)
+    assert cooperative_growth(community, taxa, 0.5).community_growth == pytest.approx(base, abs=TOLERANCE)
+    for row in found.rows:
+        direct.medium = {**whole, f"EX_{row['compound_id']}_m": whole[f"EX_{row['compound_id']}_m"] / 2}
+        halved = direct.cooperative_tradeoff(fraction=0.5).growth_rate
+        assert row["growth_halved"] == pytest.approx(halved, abs=TOLERANCE), row
+        assert row["growth_drop"] == pytest.approx(base - halved, abs=TOLERANCE), row
+        if row["limiting"]:
+            assert halved < base - 1e-3, row
+        else:
+            assert halved == pytest.approx(base, abs=1e-6), row
+
+
 def test_member_checks_and_abundances() -> None:
     assert relative_abundances(None, 4) == [0.25] * 4
     assert relative_abundances([1, 3], 2) == [0.25, 0.75]
@@ -191,7 +222,7 @@ async def test_community_tools(server_env: dict[str, str], tmp_path: Path) -> No
         assert [(m["model_id"], m["abundance"]) for m in built["members"]] == [(pair[0], 0.3), (pair[1], 0.7)]
 
         answer = await call(client, "run_community", {"community_id": "pair", "media_id": glucose,
-                                                      "output_path": "cross_feeding.tsv"})
+                                                      "output_path": "cross_feeding.tsv", "limiting_compounds": True})
         assert list(answer)[:4] == ["success", "community_id", "media_id", "summary"]
         direct = micom_direct([lysine_auxotroph(), arginine_auxotroph()], [0.3, 0.7], tmp_path)
         solution = direct.cooperative_tradeoff(fraction=0.5, fluxes=True, pfba=True)
@@ -205,6 +236,10 @@ async def test_community_tools(server_env: dict[str, str], tmp_path: Path) -> No
         with (tmp_path / "cross_feeding.tsv").open() as handle:
             assert len(list(csv.DictReader(handle, delimiter="\t"))) == 2
         assert answer["next_offset"] is None and answer["medium_missing"] == []
+        limiting = answer["limiting_compounds"]  # glucose, the one carbon source: halved, growth halves
+        assert (limiting["tested"], limiting["limiting"], limiting["solved"]) == (1, 1, 1)
+        assert limiting["rows"][0]["compound_id"] == GLUCOSE and limiting["rows"][0]["limiting"]
+        assert limiting["rows"][0]["growth_halved"] == pytest.approx(solution.growth_rate / 2, abs=TOLERANCE)
 
         knocked = await call(client, "community_knockouts", {"community_id": "pair", "media_id": glucose,
                                                              "members": [pair[0]]})
@@ -250,6 +285,7 @@ async def test_community_tools(server_env: dict[str, str], tmp_path: Path) -> No
         recorded = store.list_community_results("local", "pair")
         assert [r.kind for r in recorded] == ["community_minimal_medium", "community_knockouts", "community_growth"]
         assert recorded[2].summary["member_growth"] == {m["member"]: m["growth_rate"] for m in answer["members"]}
+        assert recorded[2].summary["limiting_compounds"] == [GLUCOSE]
 
         shown = await call(client, "get_community", {"community_id": "pair"})
         assert [(m["model_id"], m["state"]) for m in shown["members"]] == [(pair[0], "stored"), (pair[1], "stored")]
@@ -275,7 +311,7 @@ def test_community_command(server_env: dict[str, str], tmp_path: Path) -> None:
     (tmp_path / "glucose.json").write_text(json.dumps({"compounds": {GLUCOSE: {"bounds": [-UPTAKE, 1000.0]}}}))
     proc = subprocess.run([GEM_FLUX, "community", str(tmp_path / "lys_minus.json"), str(tmp_path / "arg_minus.json"),
                            "--medium", str(tmp_path / "glucose.json"), "--abundances", "0.3,0.7", "--knockouts",
-                           "--minimal-medium", "1",
+                           "--minimal-medium", "1", "--limiting",
                            "--out", str(tmp_path / "cf.tsv"), "--json"],
                           capture_output=True, text=True, timeout=300, env=server_env)
     assert proc.returncode == 0, proc.stderr
@@ -288,7 +324,169 @@ def test_community_command(server_env: dict[str, str], tmp_path: Path) -> None:
     assert len(result["knockouts"]) == 2 and all(r["growth_after"] < 1e-6 for r in result["knockouts"])
     assert len((tmp_path / "cf.tsv").read_text().splitlines()) == 3
     assert [c["compound_id"] for c in result["minimal_medium"]] == [GLUCOSE]
+    assert [(c["compound_id"], c["limiting"]) for c in result["limiting_compounds"]] == [(GLUCOSE, True)]
     refused = subprocess.run([GEM_FLUX, "community", str(tmp_path / "lys_minus.json"), "--medium",
                               str(tmp_path / "glucose.json"), "--tradeoff", "2"],
                              capture_output=True, text=True, timeout=300, env=server_env)
     assert refused.returncode != 0 and "INVALID_TRADEOFF" in refused.stdout + refused.stderr
+
+
+@pytest.mark.anyio
+async def test_list_and_delete_communities(server_env: dict[str, str], tmp_path: Path) -> None:
+    for model in (lysine_auxotroph(), arginine_auxotroph(), prototroph()):
+        save_json_model(model, str(tmp_path / f"{model.id}.json"))
+    async with in_process_client(server_env) as client:
+        for name in ("lys_minus", "arg_minus", "proto"):
+            await call(client, "import_model", {"file_path": f"{name}.json", "model_name": name.replace("_", "")})
+        glucose = (await call(client, "build_media", {"compounds": [GLUCOSE],
+                                                      "custom_bounds": {GLUCOSE: [-UPTAKE, 1000.0]}}))["media_id"]
+        empty = await call(client, "list_communities", {})
+        assert empty["total_communities"] == 0 and empty["communities"] == [] and empty["next_offset"] is None
+        pair = ["lysminus.draft", "argminus.draft"]
+        for name, ids in (("pair", pair), ("trio", [*pair, "proto.draft"]), ("solo", ["proto.draft"])):
+            await call(client, "build_community", {"model_ids": ids, "community_name": name})
+        await call(client, "run_community", {"community_id": "pair", "media_id": glucose})
+
+        first = await call(client, "list_communities", {"limit": 2})
+        assert first["total_communities"] == 3 and first["next_offset"] == 2
+        assert [(c["community_id"], c["num_members"], c["num_results"]) for c in first["communities"]] == \
+            [("pair", 2, 1), ("trio", 3, 0)]
+        assert first["communities"][1]["member_ids"] == [*pair, "proto.draft"]
+        last = await call(client, "list_communities", {"offset": 2, "limit": 2})
+        assert [c["community_id"] for c in last["communities"]] == ["solo"] and last["next_offset"] is None
+        await call(client, "list_communities", {"offset": 3}, error="INVALID_OFFSET")
+        await call(client, "list_communities", {"limit": 0}, error="INVALID_LIMIT")
+
+        deleted = await call(client, "delete_community", {"community_id": "pair"})
+        assert deleted["deleted_community_id"] == "pair" and deleted["deleted_results"] == 1
+        gone = await call(client, "delete_community", {"community_id": "pair"}, error="COMMUNITY_NOT_FOUND")
+        assert gone["details"]["available_communities"] == ["trio", "solo"]
+        await call(client, "get_community", {"community_id": "pair"}, error="COMMUNITY_NOT_FOUND")
+        await call(client, "run_community", {"community_id": "pair", "media_id": glucose},
+                   error="COMMUNITY_NOT_FOUND")
+        await call(client, "get_model", {"model_id": pair[0]})  # the members are kept
+        # the results went with it: a new community under the same id starts with none
+        await call(client, "build_community", {"model_ids": pair, "community_name": "pair"})
+        assert (await call(client, "get_community", {"community_id": "pair"}))["results"] == []
+        tools = {t.name: t for t in await client.list_tools()}
+        assert tools["delete_community"].annotations.destructive_hint is True
+        assert tools["list_communities"].annotations.read_only_hint is True
+
+    # the same from the command line, on the same state folder
+    listed = subprocess.run([GEM_FLUX, "community", "list", "--json", "--limit", "2"], capture_output=True,
+                            text=True, timeout=120, env=server_env)
+    assert listed.returncode == 0, listed.stderr
+    page = json.loads(listed.stdout)
+    assert page["total_communities"] == 3 and [c["community_id"] for c in page["communities"]] == ["trio", "solo"]
+    removed = subprocess.run([GEM_FLUX, "community", "delete", "trio"], capture_output=True, text=True, timeout=120,
+                             env=server_env)
+    assert removed.returncode == 0 and "deleted trio" in removed.stdout, removed.stderr
+    again = subprocess.run([GEM_FLUX, "community", "delete", "trio"], capture_output=True, text=True, timeout=120,
+                           env=server_env)
+    assert again.returncode == 1 and "COMMUNITY_NOT_FOUND" in again.stderr
+    refused = subprocess.run([GEM_FLUX, "community", "list", "--limit", "0"], capture_output=True, text=True,
+                             timeout=120, env=server_env)
+    assert refused.returncode == 1 and "INVALID_LIMIT" in refused.stderr
+
+
+def test_many_samples_as_one_dask_batch(server_env: dict[str, str], tmp_path: Path) -> None:
+    """Three samples of the same three members (one abundance line each) on 2 Dask workers: each
+    sample's growth equals MICOM's own community of that sample's members; a rerun skips them, a
+    sample whose abundances change is grown again."""
+    for model in (lysine_auxotroph(), arginine_auxotroph(), prototroph()):
+        save_json_model(model, str(tmp_path / f"{model.id}.json"))
+    (tmp_path / "glucose.json").write_text(json.dumps({"compounds": {GLUCOSE: {"bounds": [-UPTAKE, 1000.0]}}}))
+    table = tmp_path / "samples.tsv"
+    table.write_text("sample\tlys_minus\targ_minus\tproto\npair\t3\t7\t0\nall three\t1\t1\t1\nalone\t1\t0\t0\n")
+    command = [GEM_FLUX, "community", *(str(tmp_path / f"{m}.json") for m in ("lys_minus", "arg_minus", "proto")),
+               "--medium", str(tmp_path / "glucose.json"), "--samples", str(table), "--out-dir", str(tmp_path / "out"),
+               "--workers", "2", "--json"]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=600, env=server_env)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["cluster"].startswith("LocalCluster of 2")
+    rows = {r["sample"]: r for r in result["samples"]}
+    assert [r["sample"] for r in result["samples"]] == ["pair", "all three", "alone"]
+    assert all(r["status"] == "ok" and not r.get("skipped") for r in rows.values())
+
+    pair = micom_direct([lysine_auxotroph(), arginine_auxotroph()], [0.3, 0.7], tmp_path).cooperative_tradeoff(
+        fraction=0.5)
+    assert rows["pair"]["community_growth"] == pytest.approx(pair.growth_rate, abs=TOLERANCE)
+    assert rows["pair"]["member_growth"] == pytest.approx(
+        {t: pair.members.at[t, "growth_rate"] for t in ("lys_minus", "arg_minus")}, abs=TOLERANCE)
+    three = micom_direct([lysine_auxotroph(), arginine_auxotroph(), prototroph()], [1, 1, 1], tmp_path)
+    solution = three.cooperative_tradeoff(fraction=0.5)
+    assert rows["all three"]["member_growth"] == pytest.approx(
+        {t: solution.members.at[t, "growth_rate"] for t in ("lys_minus", "arg_minus", "proto")}, abs=TOLERANCE)
+    assert rows["alone"]["community_growth"] == 0.0 and rows["alone"]["growing_members"] == 0  # an auxotroph alone
+
+    out = tmp_path / "out"
+    with (out / "member_growth.tsv").open() as handle:
+        growth = list(csv.DictReader(handle, delimiter="\t"))
+    assert [(g["sample"], g["member"]) for g in growth] == [
+        ("pair", "lys_minus"), ("pair", "arg_minus"), ("all three", "lys_minus"), ("all three", "arg_minus"),
+        ("all three", "proto"), ("alone", "lys_minus")]
+    with (out / "cross_feeding.tsv").open() as handle:
+        feeding = list(csv.DictReader(handle, delimiter="\t"))
+    assert {(f["compound_id"], f["from_member"], f["to_member"]) for f in feeding if f["sample"] == "pair"} == \
+        {(ARGININE, "lys_minus", "arg_minus"), (LYSINE, "arg_minus", "lys_minus")}
+
+    again = json.loads(subprocess.run(command, capture_output=True, text=True, timeout=600, env=server_env).stdout)
+    assert again["cluster"].startswith("none") and all(r["skipped"] for r in again["samples"])
+    assert [r["member_growth"] for r in again["samples"]] == [r["member_growth"] for r in result["samples"]]
+
+    table.write_text("sample\tlys_minus\targ_minus\tproto\npair\t3\t7\t0\nall three\t1\t2\t1\nalone\t1\t0\t0\n")
+    changed = json.loads(subprocess.run(command, capture_output=True, text=True, timeout=600, env=server_env).stdout)
+    assert [bool(r.get("skipped")) for r in changed["samples"]] == [True, False, True]
+
+    table.write_text("sample\tlys_minus\tnobody\npair\t3\t7\n")
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=120, env=server_env)
+    assert refused.returncode == 1 and "INVALID_ABUNDANCES" in refused.stderr
+
+
+@pytest.mark.anyio
+async def test_run_community_samples_in_the_background(server_env: dict[str, str], tmp_path: Path) -> None:
+    """run_community_samples on a stored community: a background batch of one Dask task per sample,
+    followed with get_batch_status; each sample's growth is MICOM's on that sample's members; a
+    rerun into the same folder skips every sample; bad samples are refused before anything runs."""
+    for model in (lysine_auxotroph(), arginine_auxotroph(), prototroph()):
+        save_json_model(model, str(tmp_path / f"{model.id}.json"))
+    async with in_process_client(server_env) as client:
+        for name in ("lys_minus", "arg_minus", "proto"):
+            await call(client, "import_model", {"file_path": f"{name}.json", "model_name": name.replace("_", "")})
+        glucose = (await call(client, "build_media", {"compounds": [GLUCOSE],
+                                                      "custom_bounds": {GLUCOSE: [-UPTAKE, 1000.0]}}))["media_id"]
+        lys, arg, proto = "lysminus.draft", "argminus.draft", "proto.draft"
+        await call(client, "build_community", {"model_ids": [lys, arg, proto], "community_name": "trio"})
+        request = {"community_id": "trio", "media_id": glucose, "out_dir": "samples_out", "workers": 2,
+                   "samples": {"pair": {lys: 3, arg: 7}, "all three": {lys: 1, arg: 1, proto: 1}}}
+        started = await call(client, "run_community_samples", request)
+        assert started["num_samples"] == 2 and started["samples"] == ["pair", "all three"]
+        status = await call(client, "get_batch_status", {"job_id": started["job_id"], "wait_seconds": 300})
+        assert status["status"] == "finished" and status["genomes"] == [], status
+        assert status["progress"]["ok"] == 2 and status["progress"]["failed"] == 0
+        rows = {r["sample"]: r for r in status["samples"]}
+        pair = micom_direct([lysine_auxotroph(), arginine_auxotroph()], [0.3, 0.7], tmp_path).cooperative_tradeoff(
+            fraction=0.5)
+        assert rows["pair"]["members"] == 2
+        assert rows["pair"]["member_growth"] == pytest.approx(
+            {lys: pair.members.at["lys_minus", "growth_rate"], arg: pair.members.at["arg_minus", "growth_rate"]},
+            abs=TOLERANCE)
+        assert rows["all three"]["members"] == 3 and rows["all three"]["growing_members"] == 3
+        assert (tmp_path / "samples_out" / "samples.tsv").is_file() and "samples_tsv" in status["files"]
+        recorded = await call(client, "get_community", {"community_id": "trio"})
+        assert recorded["results"][0]["kind"] == "community_samples"
+        assert recorded["results"][0]["summary"]["counts"] == {"ok": 2}
+
+        again = await call(client, "run_community_samples", request)
+        rerun = await call(client, "get_batch_status", {"job_id": again["job_id"], "wait_seconds": 120})
+        assert rerun["status"] == "finished" and rerun["cluster"].startswith("none")
+        assert all(r["skipped"] for r in rerun["samples"]) and rerun["progress"]["done_before"] == 2
+
+        refused = await call(client, "run_community_samples", {**request, "samples": {"x": {"nobody.draft": 1}}},
+                             error="INVALID_ABUNDANCES")
+        assert refused["details"]["unknown"] == ["nobody.draft"]
+        await call(client, "run_community_samples", {**request, "samples": {"x": {lys: 0}}},
+                   error="INVALID_ABUNDANCES")
+        await call(client, "run_community_samples", {**request, "community_id": "nope"}, error="COMMUNITY_NOT_FOUND")
+        await call(client, "run_community_samples", {**request, "workers": 64}, error="INVALID_WORKERS")

@@ -854,5 +854,15 @@ def test_communities_and_their_results(store: Store) -> None:
     assert [r.kind for r in store.list_community_results(WS, "mix")] == ["community_knockouts", "community_growth"]
     with pytest.raises(NotFoundError):
         store.add_community_result(WS, "nope", "community_growth", None, {})
-    assert store.db.delete_community(WS, "mix")
-    assert store.list_community_results(WS, "mix") == []
+    assert store.community_result_counts(WS) == {"mix": 2}
+    assert [c.community_id for c in store.list_communities(WS)] == ["mix", automatic.community_id]
+    with pytest.raises(NotFoundError) as elsewhere:
+        store.delete_community("elsewhere", "mix")  # nor delete them
+    assert elsewhere.value.code == "COMMUNITY_NOT_FOUND"
+    deleted, results_gone = store.delete_community(WS, "mix")
+    assert deleted == named and results_gone == 2  # the community and its results, in one transaction
+    assert store.list_community_results(WS, "mix") == [] and store.community_result_counts(WS) == {}
+    with pytest.raises(NotFoundError) as again:
+        store.delete_community(WS, "mix")
+    assert again.value.code == "COMMUNITY_NOT_FOUND"
+    assert [c.community_id for c in store.list_communities(WS)] == [automatic.community_id]

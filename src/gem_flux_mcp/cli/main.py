@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from gem_flux_mcp import __version__
+from gem_flux_mcp.cli.community_commands import STORED_COMMANDS as STORED_COMMUNITY_COMMANDS
 from gem_flux_mcp.cli.errors import report_error
 from gem_flux_mcp.cli.genome_options import add_genome_options
 from gem_flux_mcp.cli.options import add_rule_option
@@ -108,6 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["community"] and words[1:2] and words[1] in STORED_COMMUNITY_COMMANDS:
+        from gem_flux_mcp.cli.community_commands import run_stored  # beside `community MODEL...`
+
+        return run_stored(words[1:])
     try:
         args = build_parser().parse_args(argv)
     except GemFluxError as refused:  # an option its rule refused (cli/options.py): the tools' code and hints

@@ -111,7 +111,9 @@ HINTS: dict[ErrorCode, Hint] = {
         ("list_models", "build_model", "import_model"), _call("list_models")),
     ErrorCode.INVALID_MEDIA_FILTER: Hint((), ("list_media", "search_compounds")),
     ErrorCode.COMMUNITY_NOT_FOUND: Hint(
-        ("build_community(model_ids=[...]) stores a community and answers its id.",), ("build_community",)),
+        ("Call list_communities to see the community ids of this workspace.",
+         "build_community(model_ids=[...]) stores a community and answers its id."),
+        ("list_communities", "build_community"), _call("list_communities")),
     ErrorCode.COMMUNITY_MEMBER_CHANGED: Hint(
         ("Build the community again from the models stored now (build_community).",), ("build_community",)),
     ErrorCode.MEDIA_NOT_FOUND: Hint(

@@ -40,10 +40,23 @@ class CommunityQueries(SqlAccess):
                           "ORDER BY created_at, community_id", {"ws": workspace})
         return [_community(r) for r in rows]
 
-    def delete_community(self, workspace: str, community_id: str) -> bool:
+    def count_community_results(self, workspace: str) -> dict[str, int]:
+        """{community id: results recorded with it}; communities without results are left out."""
+        rows = self._read("SELECT community_id, COUNT(*) AS n FROM community_results WHERE workspace = :ws "
+                          "GROUP BY community_id", {"ws": workspace})
+        return {str(r["community_id"]): int(r["n"]) for r in rows}
+
+    def delete_community(self, workspace: str, community_id: str) -> tuple[CommunityRow, int] | None:
+        """Delete the community and its recorded results in one transaction (the results first, by
+        name, so it holds without the foreign key's cascade too); returns (the deleted row, the
+        results deleted), or None when there was no such community (nothing deleted)."""
+        where = {"ws": workspace, "id": community_id}
         with self.transaction() as conn:
-            return self._run(conn, "DELETE FROM communities WHERE workspace = :ws AND community_id = :id",
-                             {"ws": workspace, "id": community_id}).rowcount > 0
+            gone = self._run(conn, "DELETE FROM community_results WHERE workspace = :ws AND community_id = :id",
+                             where).rowcount
+            found = self._run(conn, f"DELETE FROM communities WHERE workspace = :ws AND community_id = :id "
+                              f"RETURNING {_COLUMNS}", where).mappings().first()
+        return (_community(found), gone) if found is not None else None
 
     def insert_community_result(self, workspace: str, community_id: str, kind: str, media_id: str | None,
                                 summary_json: str) -> CommunityResultRow | None:

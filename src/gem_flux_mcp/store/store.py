@@ -410,6 +410,27 @@ class Store:
                 suggestions=[f"Did you mean {', '.join(repr(c) for c in close)}?"] if close else [])
         return found
 
+    def list_communities(self, workspace: str) -> list[CommunityRow]:
+        """Oldest first."""
+        check_workspace(workspace)
+        return self.db.list_communities(workspace)
+
+    def community_result_counts(self, workspace: str) -> dict[str, int]:
+        """{community id: results recorded with it}."""
+        check_workspace(workspace)
+        return self.db.count_community_results(workspace)
+
+    def delete_community(self, workspace: str, community_id: str) -> tuple[CommunityRow, int]:
+        """Delete the community and the results recorded with it (one transaction); returns the
+        deleted row and how many results went with it. COMMUNITY_NOT_FOUND (nothing deleted) for
+        an unknown id."""
+        check_workspace(workspace)
+        deleted = self.db.delete_community(workspace, community_id)
+        if deleted is None:
+            self.get_community(workspace, community_id)  # raises COMMUNITY_NOT_FOUND with its hints
+            raise DatabaseError(ErrorCode.DATABASE_ERROR, "The community was not deleted.")
+        return deleted
+
     def add_community_result(self, workspace: str, community_id: str, kind: str, media_id: str | None,
                              summary: dict[str, Any]) -> CommunityResultRow:
         check_workspace(workspace)

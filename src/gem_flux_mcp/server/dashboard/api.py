@@ -11,7 +11,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from gem_flux_mcp import CONTRACT_VERSION, __version__
-from gem_flux_mcp.server.dashboard import flux_map, live, loaders
+from gem_flux_mcp.server.dashboard import community_page, flux_map, live, loaders
 from gem_flux_mcp.server.dashboard.activity import duration
 from gem_flux_mcp.server.dashboard.essentiality_view import by_pathway
 from gem_flux_mcp.server.dashboard.html import result_href
@@ -149,6 +149,20 @@ def routes(source: DashboardSource) -> list[Route]:
             "media_id": r.media_id, "media_name": r.media_name, "num_compounds": len(r.compounds),
             "created_at": r.created_at} for r in rows]})
 
+    async def communities(request: Request) -> Response:
+        workspace = source.workspace(request)
+        counts = source.store.community_result_counts(workspace)
+        return JSONResponse({"communities": [{
+            "community_id": c.community_id, "community_name": c.community_name, "created_at": c.created_at,
+            "members": [m["model_id"] for m in c.members], "num_results": counts.get(c.community_id, 0)}
+            for c in source.store.list_communities(workspace)]})
+
+    async def community(request: Request) -> Response:
+        row = community_page.visible_community(source, request, str(request.path_params["community_id"]))
+        if row is None:
+            return JSONResponse({"error": "community not found"}, status_code=404)
+        return JSONResponse(community_page.community_json(source, row))
+
     async def jobs(request: Request) -> Response:
         workspace = source.workspace(request)
         return JSONResponse({"jobs": [dataclasses.asdict(j) for j in live.jobs_of(source, workspace)],
@@ -161,5 +175,6 @@ def routes(source: DashboardSource) -> list[Route]:
         Route("/api/sessions/{session_id}", session), Route("/api/sessions/{session_id}/calls", calls),
         Route("/api/models", models), Route("/api/models/{model_id}", model),
         Route("/api/models/{model_id}/results/{result_id}", result), Route("/api/media", media),
+        Route("/api/communities", communities), Route("/api/communities/{community_id}", community),
         Route("/api/jobs", jobs),
     ]

@@ -45,7 +45,7 @@ class JobsAsBatchSource:
         for job in self.jobs.listed(workspace):
             progress = job.progress
             views.append(BatchView(
-                id=job.job_id, name=f"{progress.total} genomes → {job.spec.out_dir.name}/", state=job.status,
+                id=job.job_id, name=f"{progress.total} {job.what} → {job.out_dir.name}/", state=job.status,
                 done=progress.done + progress.skipped, failed=progress.failed, total=progress.total,
                 started_at=job.started_at, updated_at=job.updated_at))
         return views

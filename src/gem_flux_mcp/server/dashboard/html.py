@@ -84,7 +84,8 @@ def page(title: str, body: str, status_code: int = 200, refresh_s: int | None = 
         f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{e(title)}</title>{refresh}"
         f"<meta name=viewport content='width=device-width'><link rel=icon href='data:,'><style>{CSS}</style>"
         f"</head><body>"
-        f"<nav><a href='/'>Sessions</a><a href='/models'>Models &amp; media</a><a href='/jobs'>Jobs</a>"
+        f"<nav><a href='/'>Sessions</a><a href='/models'>Models &amp; media</a><a href='/communities'>Communities</a>"
+        f"<a href='/jobs'>Jobs</a>"
         f"<a href='/compare'>Compare</a><a href='/tools'>Tools</a>"
         f"<span class=muted>gem-flux {e(__version__)} · tool contract {e(CONTRACT_VERSION)}</span></nav>"
         f"{body}</body></html>",

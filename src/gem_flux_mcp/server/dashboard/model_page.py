@@ -1,6 +1,6 @@
-"""The models list and a model's page: counts, where its reactions came from, the reactions
-gapfilling added (evidence, pathway), its family as a graph, revisions, and its recorded results
-linked to their pictures."""
+"""The models list and a model's page: counts, the communities it is a member of, where its
+reactions came from, the reactions gapfilling added (evidence, pathway), its family as a graph,
+revisions, and its recorded results linked to their pictures."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from gem_flux_mcp.server.dashboard import live, loaders
+from gem_flux_mcp.server.dashboard.community_page import communities_of, community_href
 from gem_flux_mcp.server.dashboard.html import (
     cards,
     e,
@@ -138,6 +139,14 @@ def genome_section(lineage: Family, row: ModelRow) -> str:
             + f"<p class=muted>Markers not found: {e(missing)}. Found more than once: {e(doubled or 'none')}.</p>")
 
 
+def _communities_line(source: DashboardSource, row: ModelRow) -> str:
+    found = communities_of(source, row.workspace, row.model_id)
+    if not found:
+        return ""
+    links = ", ".join(f"<a href='{e(community_href(c))}'>{e(c)}</a>" for c in found)
+    return f"<p id=communities>Member of {'community' if len(found) == 1 else 'communities'} {links}.</p>"
+
+
 def model_body(source: DashboardSource, row: ModelRow) -> str:
     lineage = loaders.family(source, row)
     facts = loaders.model_facts(source, row, lineage)
@@ -151,6 +160,7 @@ def model_body(source: DashboardSource, row: ModelRow) -> str:
         f"{' · last medium ' + e(row.last_media_id) if row.last_media_id else ''}{compare}</p>",
         cards([("reactions", row.num_reactions), ("metabolites", row.num_metabolites), ("genes", row.num_genes),
                ("exchanges", row.num_exchanges), ("compartments", len(row.compartments))]),
+        _communities_line(source, row),
         genome_section(lineage, row),
         "<h2 id=origins-title>Where the reactions came from</h2>", origin_figure(facts),
         "<h2 id=lineage-title>Lineage</h2>",

@@ -81,18 +81,20 @@ def register(mcp: FastMCP) -> None:
     @tool(mcp, "get_batch_status", results.BatchStatusResult, {**READ_ONLY, "title": "Batch status"})
     async def get_batch_status(
         ctx: Context,
-        job_id: Annotated[str, Field(max_length=64, description="The job id build_models_batch answered")],
+        job_id: Annotated[str, Field(max_length=64, description="The job id build_models_batch or "
+                                                                "run_community_samples answered")],
         wait_seconds: Annotated[float, Field(ge=0, le=MAX_WAIT_S, description=(
             "Wait up to this long for the batch to finish, with progress notifications meanwhile (0: answer "
             "at once)"))] = 0,
-        offset: Annotated[OffsetArg, Field(description="First genome row to return (rows in finishing order)")] = 0,
-        limit: Annotated[int, Field(ge=1, le=MAX_ROWS_PER_PAGE, description="Genome rows to return")] = 50,
+        offset: Annotated[OffsetArg, Field(description="First row (genome or sample), in finishing order")] = 0,
+        limit: Annotated[int, Field(ge=1, le=MAX_ROWS_PER_PAGE, description="Rows to return")] = 50,
         workspace: Workspace = Depends(current_workspace),
         area: FileArea = Depends(current_file_area),
         batches: BatchJobs = Depends(current_batches),
     ) -> results.BatchStatusResult:
-        """Progress and results of a batch: counts, the genomes finished so far (a page), the
-        summary files once it ends. With wait_seconds, waits for the end and reports progress."""
+        """Progress and results of a batch: counts, the genomes (or, for run_community_samples, the
+        samples) finished so far (a page), the summary files once it ends. With wait_seconds,
+        waits for the end and reports progress."""
         job = batches.get(workspace.workspace_id, job_id)
         deadline = time.monotonic() + wait_seconds
         seen = -1
@@ -101,7 +103,7 @@ def register(mcp: FastMCP) -> None:
             if progress.finished != seen:
                 seen = progress.finished
                 await ctx.report_progress(progress.finished, progress.total,
-                                          f"{progress.finished} of {progress.total} genomes finished "
+                                          f"{progress.finished} of {progress.total} {job.what} finished "
                                           f"({progress.failed} failed)")
             await anyio.sleep(0.5)
         return area.scrub_payload(batch_status(job, offset, limit, area.show))

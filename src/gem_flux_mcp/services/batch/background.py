@@ -1,5 +1,6 @@
-"""Batches run in the background of a server: `build_models_batch` starts one and answers at
-once with its job id; `get_batch_status` reads its progress and rows, waiting for it if asked.
+"""Batches run in the background of a server: `build_models_batch` (genomes) and
+`run_community_samples` (samples of a community, `start_items`) start one and answer at once
+with its job id; `get_batch_status` reads its progress and rows, waiting for it if asked.
 A job belongs to the workspace that started it; other workspaces cannot see it.
 
 One batch runs at a time per server (a batch already uses every worker it is given); the job
@@ -13,7 +14,9 @@ import logging
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from gem_flux_mcp.error_codes import ErrorCode
@@ -30,12 +33,17 @@ log = logging.getLogger(__name__)
 Status = Literal["running", "finished", "failed", "cancelled"]
 MAX_KEPT_JOBS = 100  # finished jobs remembered per server (the oldest are forgotten)
 
+OnRow = Callable[[dict[str, Any]], None]
+# a batch of other items than genomes: run(on_row, cancel) -> (files, cluster, cancelled); on_row
+# sees each finished row (`status` "ok" or "failed", `skipped` when done before)
+RunItems = Callable[[OnRow, threading.Event], tuple[dict[str, str], str, bool]]
+
 
 @dataclass
 class BatchJob:
     job_id: str
     workspace: str
-    spec: BatchSpec
+    spec: BatchSpec | None  # None: a batch of other items (`run_items`)
     workers: int
     save_to_store: bool
     started_at: str = field(default_factory=utc_now)
@@ -49,7 +57,17 @@ class BatchJob:
     seconds: float = 0.0
     cancel: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    what: str = "genomes"  # the items, as a person names them
+    folder: Path | None = None  # the output folder of a batch of other items
+    run_items: RunItems | None = None
     _started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def out_dir(self) -> Path:
+        if self.spec is not None:
+            return self.spec.out_dir
+        assert self.folder is not None
+        return self.folder
 
     def elapsed(self) -> float:
         return self.seconds if self.status != "running" else round(time.perf_counter() - self._started, 2)
@@ -66,16 +84,26 @@ class BatchJobs:
         self._threads: list[threading.Thread] = []
 
     def start(self, workspace: str, spec: BatchSpec, workers: int, save_to_store: bool) -> BatchJob:
+        return self._start(BatchJob(f"batch_{secrets.token_hex(6)}", workspace, spec, workers, save_to_store,
+                                    progress=BatchProgress(total=len(spec.inputs))))
+
+    def start_items(self, workspace: str, what: str, names: list[str], folder: Path, workers: int,
+                    run: RunItems) -> BatchJob:
+        """A batch of other items than genomes (e.g. a community's samples): `run` does the work
+        in the batch's thread; the same one-at-a-time rule, progress and status as genomes."""
+        return self._start(BatchJob(f"batch_{secrets.token_hex(6)}", workspace, None, workers, False,
+                                    progress=BatchProgress(total=len(names)), what=what, folder=folder,
+                                    run_items=run))
+
+    def _start(self, job: BatchJob) -> BatchJob:
         with self._lock:
             running = [j for j in self._jobs.values() if j.status == "running"]
             if running:
                 raise ValidationError(
                     ErrorCode.BATCH_ALREADY_RUNNING,
                     "A batch is already running on this server; one runs at a time.",
-                    details={"running_job_id": running[0].job_id if running[0].workspace == workspace else None},
+                    details={"running_job_id": running[0].job_id if running[0].workspace == job.workspace else None},
                     suggestions=["Wait for it with get_batch_status(job_id, wait_seconds=…), then start this one."])
-            job = BatchJob(f"batch_{secrets.token_hex(6)}", workspace, spec, workers, save_to_store,
-                           progress=BatchProgress(total=len(spec.inputs)))
             self._jobs[job.job_id] = job
             self._forget_old_locked()
             thread = threading.Thread(target=self._run, args=(job,), name=f"gemflux-{job.job_id}")
@@ -101,9 +129,13 @@ class BatchJobs:
             return [j for j in reversed(self._jobs.values()) if j.workspace == workspace]
 
     def _run(self, job: BatchJob) -> None:
+        if job.run_items is not None:
+            self._run_items(job, job.run_items)
+            return
+
         def on_genome(row: dict[str, Any]) -> None:
             if job.save_to_store:
-                store_genome(self.store, job.workspace, job.spec.out_dir, row)
+                store_genome(self.store, job.workspace, job.out_dir, row)
             with job.lock:
                 job.rows.append(row)
 
@@ -112,6 +144,7 @@ class BatchJobs:
                 job.progress = progress
                 job.updated_at = utc_now()
 
+        assert job.spec is not None
         status: Status = "finished"
         try:
             outcome = run_batch(job.spec, workers=job.workers, scheduler=self.scheduler, on_progress=on_progress,
@@ -126,6 +159,36 @@ class BatchJobs:
             log.exception("batch %s failed", job.job_id)
             job.error, status = GemFluxError(ErrorCode.BATCH_TASK_FAILED, f"{type(exc).__name__}: {exc}").envelope(), \
                 "failed"
+        self._end(job, status)
+
+    def _run_items(self, job: BatchJob, run: RunItems) -> None:
+        def on_row(row: dict[str, Any]) -> None:
+            with job.lock:
+                job.rows.append(row)
+                progress = job.progress
+                if row.get("skipped"):
+                    progress.skipped += 1
+                elif row.get("status") == "ok":
+                    progress.done += 1
+                else:
+                    progress.failed += 1
+                progress.last = str(row.get("sample") or row.get("name") or "")
+                job.updated_at = utc_now()
+
+        status: Status = "finished"
+        try:
+            job.files, job.cluster, cancelled = run(on_row, job.cancel)
+            status = "cancelled" if cancelled else "finished"
+        except GemFluxError as exc:
+            job.error, status = exc.envelope(), "failed"
+        except Exception as exc:  # the thread must record why, whatever happens
+            log.exception("batch %s failed", job.job_id)
+            job.error, status = GemFluxError(ErrorCode.BATCH_TASK_FAILED, f"{type(exc).__name__}: {exc}").envelope(), \
+                "failed"
+        self._end(job, status)
+
+    @staticmethod
+    def _end(job: BatchJob, status: Status) -> None:
         with job.lock:
             job.seconds = round(time.perf_counter() - job._started, 2)
             job.status = status

@@ -67,8 +67,9 @@ def batch_status(job: BatchJob, offset: int, limit: int, show: Show) -> results.
         status = job.status
     page = rows[offset: offset + limit]
     end = offset + len(page)
-    fields = set(results.BatchGenome.model_fields)
-    steps = ([f"get_batch_status(job_id='{job.job_id}', offset={end}) for the next genomes"] if end < len(rows) else [])
+    genomes = job.spec is not None
+    steps = ([f"get_batch_status(job_id='{job.job_id}', offset={end}) for the next {job.what}"]
+             if end < len(rows) else [])
     if status == "running":
         steps.append(f"get_batch_status(job_id='{job.job_id}', wait_seconds=60) waits for more")
     elif job.save_to_store:
@@ -78,9 +79,12 @@ def batch_status(job: BatchJob, offset: int, limit: int, show: Show) -> results.
         progress=results.BatchCounts(total=progress.total, finished=progress.finished, done_before=progress.skipped,
                                      ok=progress.done + progress.skipped, failed=progress.failed,
                                      unfinished=list(progress.running)),
-        started_at=job.started_at, seconds=job.elapsed(), out_dir=show(job.spec.out_dir), cluster=job.cluster,
+        started_at=job.started_at, seconds=job.elapsed(), out_dir=show(job.out_dir), cluster=job.cluster,
         files={name: show(path) for name, path in job.files.items()},
-        genomes=[results.BatchGenome.model_validate(_shown(row, fields)) for row in page],
+        genomes=[results.BatchGenome.model_validate(_shown(row, set(results.BatchGenome.model_fields)))
+                 for row in page] if genomes else [],
+        samples=None if genomes else [results.BatchSample.model_validate(
+            _shown(row, set(results.BatchSample.model_fields))) for row in page],
         offset=offset, next_offset=end if end < len(rows) else None, error=job.error, next_steps=steps)
 
 

@@ -161,15 +161,19 @@ def dask_client(workers: int, scheduler: str | None) -> Iterator[tuple[Any, str]
             cluster.close()
 
 
-def failed_row(task: GenomeTask, exc: BaseException) -> dict[str, Any]:
-    """The row of a genome whose task did not return: its workers died (or the batch was cut)."""
+def failed_task_error(exc: BaseException) -> tuple[ErrorCode, str]:
+    """Why a task did not return: its workers died (or the batch was cut)."""
     from distributed import KilledWorker
 
     if isinstance(exc, KilledWorker):
-        code, message = ErrorCode.WORKER_DIED, (f"the worker building it died {ALLOWED_WORKER_DEATHS + 1} times "
-                                                "(out of memory, or killed)")
-    else:
-        code, message = ErrorCode.BATCH_TASK_FAILED, f"{type(exc).__name__}: {exc}"
+        return ErrorCode.WORKER_DIED, (f"the worker running it died {ALLOWED_WORKER_DEATHS + 1} times "
+                                       "(out of memory, or killed)")
+    return ErrorCode.BATCH_TASK_FAILED, f"{type(exc).__name__}: {exc}"
+
+
+def failed_row(task: GenomeTask, exc: BaseException) -> dict[str, Any]:
+    """The row of a genome whose task did not return: its workers died (or the batch was cut)."""
+    code, message = failed_task_error(exc)
     envelope = GemFluxError(code, message).envelope()
     outputs.write_report(Path(task.out_dir), task.name, {"settings_key": task.settings_key, "row": {
         "genome": task.name, "status": "failed"}, "error": envelope})

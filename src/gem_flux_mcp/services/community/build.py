@@ -16,6 +16,7 @@ from gem_flux_mcp.services import results
 from gem_flux_mcp.services.workspace import Workspace, model_key
 from gem_flux_mcp.store.ids import check_community_id
 from gem_flux_mcp.store.rows import CommunityRow
+from gem_flux_mcp.store.store import Store
 
 
 def member_ids(model_ids: object) -> list[str]:
@@ -68,20 +69,22 @@ def member_info(member: dict[str, Any]) -> dict[str, Any]:
 RESULTS_SHOWN = 20
 
 
+def member_state(store: Store, workspace: str, member: dict[str, Any]) -> str:
+    """stored (as when the community was built), replaced (another file under its id) or deleted."""
+    try:
+        now = store.get_model_row(workspace, member["model_id"]).file_sha256
+    except NotFoundError:
+        return "deleted"
+    return "stored" if now == member["file_sha256"] else "replaced"
+
+
 def get_community(ws: Workspace, community_id: object) -> results.GetCommunityResult:
     """The community, each member's state now (stored as built, replaced, or gone) and its newest
     recorded results."""
     from gem_flux_mcp.services.community.job import community_key
 
     community = ws.store.get_community(ws.workspace_id, community_key(community_id))
-    members = []
-    for member in community.members:
-        try:
-            now = ws.store.get_model_row(ws.workspace_id, member["model_id"]).file_sha256
-            state = "stored" if now == member["file_sha256"] else "replaced"
-        except NotFoundError:
-            state = "deleted"
-        members.append({**member_info(member), "state": state})
+    members = [{**member_info(m), "state": member_state(ws.store, ws.workspace_id, m)} for m in community.members]
     recorded = ws.store.list_community_results(ws.workspace_id, community.community_id, RESULTS_SHOWN)
     return results.GetCommunityResult.model_validate({
         "success": True, "community_id": community.community_id, "community_name": community.community_name,

@@ -1,4 +1,4 @@
-"""Results of the batch tools: build_models_batch, get_batch_status."""
+"""Results of the batch tools: build_models_batch, run_community_samples, get_batch_status."""
 
 from __future__ import annotations
 
@@ -38,6 +38,20 @@ class BatchGenome(Result):
     error_message: str | None = None
 
 
+class BatchSample(Result):
+    sample: str
+    status: Literal["ok", "failed"]
+    community_growth: float | None = Field(default=None, description="1/h, at the tradeoff")
+    members: int | None = Field(default=None, description="Members present in the sample (abundance > 0)")
+    growing_members: int | None = None
+    cross_feedings: int | None = None
+    member_growth: dict[str, float] | None = Field(default=None, description="Each present member's growth, 1/h")
+    seconds: float | None = None
+    skipped: bool = False
+    error_code: str | None = None
+    error_message: str | None = None
+
+
 class BatchCounts(Result):
     total: int
     finished: int
@@ -70,7 +84,23 @@ class BatchStatusResult(Result):
     cluster: str
     files: dict[str, str]
     genomes: list[BatchGenome]
+    samples: list[BatchSample] | None = Field(default=None, description="For a run_community_samples batch: this "
+                                              "page of its samples, in finishing order (genomes is then empty)")
     offset: int
     next_offset: int | None
     error: dict[str, Any] | None
+    next_steps: list[str]
+
+
+class RunCommunitySamplesResult(Result):
+    success: Literal[True]
+    job_id: str
+    status: BatchStatus
+    community_id: str
+    media_id: str
+    num_samples: int
+    samples: list[str] = Field(description="The samples' names (first 200)")
+    out_dir: str
+    workers: int | None
+    scheduler: str | None
     next_steps: list[str]

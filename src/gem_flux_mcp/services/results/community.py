@@ -77,6 +77,27 @@ class MemberExchange(Result):
     weighted: float = Field(description="flux x the member's abundance: mmol per gDW of community per h")
 
 
+class LimitingCompound(Result):
+    compound_id: str
+    name: str
+    uptake_bound: float = Field(description="The medium's uptake bound, mmol per gDW of community per h")
+    uptake: float = Field(description="The community's uptake at its maximal growth on the whole medium")
+    growth_halved: float = Field(description="1/h: community growth at the tradeoff with this uptake bound halved")
+    growth_drop: float = Field(description="1/h: community growth at the tradeoff minus growth_halved")
+    relative_drop: float = Field(description="growth_drop / community growth (0 to 1)")
+    limiting: bool = Field(description="Halving its bound lowers community growth (relative_drop > 1e-6)")
+
+
+class LimitingCompoundsTable(Result):
+    tested: int = Field(description="Compounds the medium offers that a member can take up")
+    limiting: int = Field(description="Of these, the compounds whose halved bound lowers community growth")
+    solved: int = Field(description="Linear programs solved again: a compound taken up at most half its bound at the "
+                                    "maximal growth cannot limit, and is not solved")
+    rows: list[LimitingCompound] = Field(description="Largest growth_drop first (first 100)")
+    rows_truncated: bool
+    seconds: float
+
+
 class RunCommunityResult(Result):
     success: Literal[True] = True
     community_id: str
@@ -96,6 +117,9 @@ class RunCommunityResult(Result):
     seconds: float
     build_seconds: float = Field(description="Building the MICOM community from the members")
     solve_seconds: float = Field(description="MICOM's cooperative tradeoff")
+    limiting_compounds: LimitingCompoundsTable | None = Field(
+        default=None, description="With limiting_compounds=true: each medium compound's uptake bound halved and the "
+                                  "community growth left, the compounds that limit growth first")
 
 
 class KnockoutRow(Result):
@@ -164,7 +188,8 @@ class CommunityMemberState(CommunityMember):
 
 
 class CommunityRecord(Result):
-    kind: str = Field(description="community_growth, community_knockouts or community_minimal_medium")
+    kind: str = Field(description="community_growth, community_knockouts, community_minimal_medium or "
+                                  "community_samples")
     media_id: str | None
     created_at: str
     summary: dict[str, Any]
@@ -177,3 +202,29 @@ class GetCommunityResult(Result):
     created_at: str
     members: list[CommunityMemberState]
     results: list[CommunityRecord] = Field(description="What was run on it, newest first (at most 20)")
+
+
+class CommunityListing(Result):
+    community_id: str
+    community_name: str | None
+    created_at: str
+    num_members: int
+    member_ids: list[str] = Field(description="The members' model ids (first 10)")
+    num_results: int = Field(description="Results recorded with the community (run_community, community_knockouts, "
+                                         "community_minimal_medium)")
+
+
+class ListCommunitiesResult(Result):
+    success: Literal[True] = True
+    total_communities: int
+    offset: int
+    next_offset: int | None = Field(description="offset of the next page; null at the end")
+    communities: list[CommunityListing] = Field(description="This page of the workspace's communities, oldest first")
+    next_steps: list[str]
+
+
+class DeleteCommunityResult(Result):
+    success: Literal[True] = True
+    deleted_community_id: str
+    deleted_results: int = Field(description="Results recorded with the community, deleted with it")
+    message: str
