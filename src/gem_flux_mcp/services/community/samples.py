@@ -40,9 +40,11 @@ from gem_flux_mcp.errors import GemFluxError, ValidationError
 from gem_flux_mcp.fsutil import atomic_write_text
 from gem_flux_mcp.rules.catalog import TRADEOFF, WORKERS
 from gem_flux_mcp.services import results
+from gem_flux_mcp.services.batch.outputs import tsv_value
 
 if TYPE_CHECKING:
     from gem_flux_mcp.services.batch.background import BatchJobs
+    from gem_flux_mcp.services.batch.runner import BatchOutcome
     from gem_flux_mcp.services.workspace import Workspace
 
 REPORT_VERSION = 1
@@ -68,22 +70,6 @@ class SampleTask:
     tradeoff: float
     out_dir: str
     settings_key: str
-
-
-@dataclass(frozen=True)
-class SamplesOutcome:
-    rows: list[dict[str, Any]]
-    files: dict[str, str]
-    seconds: float
-    cluster: str
-    cancelled: bool = False
-
-    @property
-    def counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for row in self.rows:
-            counts[row["status"]] = counts.get(row["status"], 0) + 1
-        return counts
 
 
 def check_samples(samples: object, members: Sequence[str]) -> dict[str, dict[str, float]]:
@@ -250,12 +236,12 @@ def write_members(out_dir: Path, members: Mapping[str, str]) -> tuple[dict[str, 
 def run_samples(members: Mapping[str, str], samples: Mapping[str, Mapping[str, float]], medium: Medium,
                 tradeoff: float, out_dir: Path, *, workers: int = 2, scheduler: str | None = None,
                 on_sample: Callable[[dict[str, Any]], None] | None = None,
-                cancel: threading.Event | None = None) -> SamplesOutcome:
+                cancel: threading.Event | None = None) -> BatchOutcome:
     """Every sample grown as one Dask task (`members`: {member id: COBRApy JSON}; `samples`:
     {sample: {member: relative abundance}}), those finished before with the same settings
     skipped; then the tables written (of the samples finished). `on_sample` sees each row as it
     finishes; setting `cancel` stops the batch (finished samples stay)."""
-    from gem_flux_mcp.services.batch.runner import dask_client, failed_task_error
+    from gem_flux_mcp.services.batch.runner import BatchOutcome, dask_client, failed_task_error
 
     started = time.perf_counter()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -314,21 +300,11 @@ def run_samples(members: Mapping[str, str], samples: Mapping[str, Mapping[str, f
     written = _write_tables(out_dir, ordered, reports, samples, {
         "cluster": cluster, "seconds": seconds, "tradeoff": tradeoff, "members": list(members),
         "medium_compounds": len(medium), "cancelled": cancelled, "not_run": [s for s in samples if s not in rows]})
-    return SamplesOutcome(ordered, written, seconds, cluster, cancelled)
-
-
-def _tsv(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, dict):
-        return ";".join(f"{k}={_tsv(v)}" for k, v in value.items())
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value).replace("\t", " ").replace("\n", " ")
+    return BatchOutcome(ordered, written, seconds, cluster, cancelled)
 
 
 def _write_table(path: Path, columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> str:
-    lines = ["\t".join(columns)] + ["\t".join(_tsv(r.get(c)) for c in columns) for r in rows]
+    lines = ["\t".join(columns)] + ["\t".join(tsv_value(r.get(c)) for c in columns) for r in rows]
     atomic_write_text(path, "\n".join(lines) + "\n", 0o644)
     return str(path)
 
