@@ -45,6 +45,7 @@ class BuildJob:
     use_homology: bool = True
     annotate_with_rast: bool = False
     exclude_reference_models: tuple[str, ...] = ()
+    model_name: str | None = None  # the name the caller gave, cleaned (stored with the model)
 
     def run(self, settings: Settings, progress: Progress) -> BuiltDraft:
         from gem_flux_mcp.modeling.build import BuildOptions, describe_draft
@@ -144,8 +145,8 @@ def check_build_options(template: object, exclude_reference_models: object,
 
 def prepare_build(ws: Workspace, proteins: list[Protein], model_name: object, template: str,
                   excluded: tuple[str, ...], *, use_header_functions: bool, use_homology: bool,
-                  annotate_with_rast: bool) -> tuple[BuildJob, str | None]:
-    """The job for a worker, and the cleaned model name. The id is taken now, so a taken name
+                  annotate_with_rast: bool) -> BuildJob:
+    """The job for a worker, with the cleaned model name. The id is taken now, so a taken name
     fails in milliseconds, not after the work."""
     if model_name is not None and not isinstance(model_name, str):
         raise ValidationError(ErrorCode.INVALID_MODEL_NAME, "model_name must be a string.",
@@ -155,18 +156,17 @@ def prepare_build(ws: Workspace, proteins: list[Protein], model_name: object, te
     job = BuildJob(
         model_id=model_id, template=template, proteins=tuple((p.id, p.sequence, p.description) for p in proteins),
         use_header_functions=use_header_functions, use_homology=use_homology,
-        annotate_with_rast=annotate_with_rast, exclude_reference_models=excluded,
+        annotate_with_rast=annotate_with_rast, exclude_reference_models=excluded, model_name=name,
     )
-    return job, name
+    return job
 
 
-def store_draft(ws: Workspace, job: BuildJob, model_name: str | None, built: BuiltDraft,
-                found: ProteinInput) -> results.BuildModelResult:
+def store_draft(ws: Workspace, job: BuildJob, built: BuiltDraft, found: ProteinInput) -> results.BuildModelResult:
     """Store a draft a worker built (already serialized) and shape build_model's answer."""
     annotation = built.summary["annotation"]
     row = ws.store.add_model(
         ws.workspace_id, job.model_id, SerializedModel(built.data, built.stats),
-        model_name=model_name, source="built", template=built.summary["template_used"], derived_from=None,
+        model_name=job.model_name, source="built", template=built.summary["template_used"], derived_from=None,
         extra={"annotation": {k: annotation[k] for k in ("sources_used", "reactions_by_source",
                                                          "gene_associated_reactions") if k in annotation},
                **({"homology": annotation["homology"]} if "homology" in annotation else {}),
@@ -174,7 +174,7 @@ def store_draft(ws: Workspace, job: BuildJob, model_name: str | None, built: Bui
                   if built.summary.get("genome_completeness") else {})},
     )
     return results.BuildModelResult.model_validate({
-        "success": True, **model_info(row), "model_name": model_name, "annotated_with_rast": job.annotate_with_rast,
+        "success": True, **model_info(row), "model_name": job.model_name, "annotated_with_rast": job.annotate_with_rast,
         **built.summary, "input": found.report, "warnings": found.warnings,
         "atp_correction": {"atp_correction_applied": False,
                            "warning": "ATP correction runs in gapfill_model (modes full and atp_only)."},

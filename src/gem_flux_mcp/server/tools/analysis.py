@@ -4,13 +4,11 @@ explain_essentiality)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
 
-import anyio.to_thread
 from fastmcp import Context, FastMCP
 from fastmcp.dependencies import Depends
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from gem_flux_mcp.rules.catalog import (
     DeletionTargetArg,
@@ -24,7 +22,7 @@ from gem_flux_mcp.rules.catalog import (
 )
 from gem_flux_mcp.server.dependencies import Caller, current_caller, current_workspace
 from gem_flux_mcp.server.tools.common import CREATES, READ_ONLY, MediaId, ModelId, OutputPath, output_target, tool
-from gem_flux_mcp.server.worker import mcp_progress
+from gem_flux_mcp.server.tools.running import run_job
 from gem_flux_mcp.services import (
     compare,
     diagnose,
@@ -36,25 +34,6 @@ from gem_flux_mcp.services import (
     variability,
 )
 from gem_flux_mcp.services.workspace import Workspace
-
-ANALYSIS_TIMEOUT_S = 1800.0
-R = TypeVar("R", bound=BaseModel)
-
-
-async def run_analysis(ctx: Context, caller: Caller, prepare: Callable[[Workspace], Any],
-                       answer: Callable[[Workspace, Any, Any], R],
-                       here: Callable[[Workspace, Any], Any] | None = None) -> R:
-    """The shape of every analysis: the request checked and turned into a job (in a thread), the
-    job run in a worker process with progress (or, when `here` answers it, in a thread of this
-    process: a job small enough not to be worth sending), the answer shaped and recorded (in a
-    thread), server folders scrubbed from it."""
-    workspace = caller.workspace
-    job = await anyio.to_thread.run_sync(lambda: prepare(workspace))
-    outcome = await anyio.to_thread.run_sync(lambda: here(workspace, job)) if here is not None else None
-    if outcome is None:
-        outcome = await caller.jobs.run(job, mcp_progress(ctx), timeout_s=ANALYSIS_TIMEOUT_S,
-                                        workspace=workspace.workspace_id)
-    return caller.files.scrub_payload(await anyio.to_thread.run_sync(lambda: answer(workspace, job, outcome)))
 
 
 def register(mcp: FastMCP) -> None:
@@ -84,7 +63,7 @@ def register(mcp: FastMCP) -> None:
         essential (ratio < threshold) and slowed ones; with `observed`, the confusion numbers.
         Runs in a worker process with progress; the answer pages the full table (offset)."""
         path = output_target(caller.files, output_path)
-        return await run_analysis(
+        return await run_job(
             ctx, caller,
             lambda ws: essentiality.prepare_essentiality(ws, model_id, media_id, target, genes, objective, threshold),
             lambda ws, job, outcome: essentiality.store_essentiality(ws, job, outcome, observed, offset,
@@ -109,7 +88,7 @@ def register(mcp: FastMCP) -> None:
         with direction, genes, how it entered the model (homology, template, gapfill, ...), its
         evidence and its Gibbs energy where known. If not: the biomass components it no longer
         makes. Runs in a worker process."""
-        return await run_analysis(
+        return await run_job(
             ctx, caller,
             lambda ws: explain.prepare_explanation(ws, model_id, media_id, gene, reaction, objective, threshold),
             explain.store_explanation)
@@ -143,7 +122,7 @@ def register(mcp: FastMCP) -> None:
         model cannot take up are reported as such. With `observed`, the confusion numbers. A
         panel of up to 400 compounds is answered at once; a longer list runs in a worker process."""
         path = output_target(caller.files, output_path)
-        return await run_analysis(
+        return await run_job(
             ctx, caller,
             lambda ws: phenotypes.prepare_phenotypes(ws, model_id, base_media_id, panel, compounds, observed,
                                                      objective, uptake_rate),
@@ -174,7 +153,7 @@ def register(mcp: FastMCP) -> None:
         growth, flux range at the optimum (FVA), the pathway that makes it, and whether the
         medium offers it too. Runs in a worker process; recorded with the model."""
         path = output_target(caller.files, output_path)
-        return await run_analysis(
+        return await run_job(
             ctx, caller,
             lambda ws: fermentation.prepare_fermentation(ws, model_id, media_id, objective, min_ratio, observed),
             lambda ws, job, outcome: fermentation.store_fermentation(ws, job, outcome, observed, offset, path))
@@ -212,7 +191,7 @@ def register(mcp: FastMCP) -> None:
         objective stays at least at a fraction of its optimum; blocked reactions and reactions that
         must carry flux in one direction. Runs in a worker process with progress; pages the table."""
         path = output_target(caller.files, output_path)
-        return await run_analysis(
+        return await run_job(
             ctx, caller,
             lambda ws: variability.prepare_variability(ws, model_id, media_id, reactions, fraction_of_optimum,
                                                        loopless, objective),
@@ -235,6 +214,6 @@ def register(mcp: FastMCP) -> None:
         grow, the biomass components it cannot make and the template reactions a gapfill would
         add. Runs in a worker process; lists are paged together (offset)."""
         path = output_target(caller.files, output_path)
-        return await run_analysis(
+        return await run_job(
             ctx, caller, lambda ws: diagnose.prepare_diagnosis(ws, model_id, media_id, biomass),
             lambda ws, job, outcome: diagnose.store_diagnosis(ws, job, outcome, offset, path))

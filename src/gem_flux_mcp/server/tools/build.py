@@ -11,16 +11,13 @@ from pydantic import Field
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.rules.catalog import BuildTemplateArg, GeneCallingArg, TranslationTableArg
-from gem_flux_mcp.server.dependencies import current_file_area, current_jobs, current_settings, current_workspace
-from gem_flux_mcp.server.file_area import FileArea
+from gem_flux_mcp.server.dependencies import Caller, current_caller, current_settings
 from gem_flux_mcp.server.tools.common import tool
-from gem_flux_mcp.server.worker import JobRunner, mcp_progress
+from gem_flux_mcp.server.tools.running import run_job
 from gem_flux_mcp.services import build, results
-from gem_flux_mcp.services.workspace import Workspace
 
 BUILD_ANNOTATIONS = {"title": "Build draft model", "readOnlyHint": False, "destructiveHint": False,
                      "idempotentHint": False, "openWorldHint": True}  # RAST (opt-in) is on the internet
-BUILD_TIMEOUT_S = 1800.0
 
 
 def register(mcp: FastMCP) -> None:
@@ -69,9 +66,7 @@ def register(mcp: FastMCP) -> None:
                         "Ureaplasma: TGA is tryptophan), 25 (TGA is glycine), or 'auto' (default): 11 or 4 "
                         "from the genome; input.translation_table_reason says why. Proteins given as "
                         "proteins are unaffected")] = "auto",
-        workspace: Workspace = Depends(current_workspace),
-        area: FileArea = Depends(current_file_area),
-        jobs: JobRunner = Depends(current_jobs),
+        caller: Caller = Depends(current_caller),
         settings: Settings = Depends(current_settings),
     ) -> results.BuildModelResult:
         """Build a draft genome-scale model from protein sequences or a genome with a ModelSEED
@@ -84,16 +79,13 @@ def register(mcp: FastMCP) -> None:
         await ctx.report_progress(0, 100, "parse: reading the sequences (calling genes of a genome)")
         inputs = build.BuildInputs(protein_sequences, fasta_file_path, genome_file_path, fasta_content, genome_content,
                                    content_encoding)
-        found = await anyio.to_thread.run_sync(build.read_proteins, inputs, gene_calling,
-                                               lambda raw, param: area.resolve(raw, param=param, must_exist=False),
-                                               translation_table)
-        job, name = await anyio.to_thread.run_sync(lambda: build.prepare_build(
-            workspace, found.proteins, model_name, template_name, excluded,
-            use_header_functions=bool(use_header_functions), use_homology=bool(use_homology),
-            annotate_with_rast=bool(annotate_with_rast)))
-        progress = mcp_progress(ctx)
-        built = await jobs.run(job, progress, timeout_s=BUILD_TIMEOUT_S, workspace=workspace.workspace_id)
-        await progress("store", 0.95, f"storing {job.model_id}")
-        result = await anyio.to_thread.run_sync(build.store_draft, workspace, job, name, built, found)
-        await progress("done", 1.0, f"{result.num_reactions} reactions, {result.num_genes} genes")
-        return result
+        found = await anyio.to_thread.run_sync(
+            build.read_proteins, inputs, gene_calling,
+            lambda raw, param: caller.files.resolve(raw, param=param, must_exist=False), translation_table)
+        return await run_job(
+            ctx, caller, lambda ws: build.prepare_build(
+                ws, found.proteins, model_name, template_name, excluded,
+                use_header_functions=bool(use_header_functions), use_homology=bool(use_homology),
+                annotate_with_rast=bool(annotate_with_rast)),
+            lambda ws, job, built: build.store_draft(ws, job, built, found),
+            done=lambda result: f"{result.num_reactions} reactions, {result.num_genes} genes")

@@ -32,8 +32,8 @@ from gem_flux_mcp.server.dependencies import (
     current_workspace,
 )
 from gem_flux_mcp.server.file_area import FileArea
-from gem_flux_mcp.server.tools.analysis import run_analysis
 from gem_flux_mcp.server.tools.common import CREATES, DELETES, READ_ONLY, MediaId, OutputPath, output_target, tool
+from gem_flux_mcp.server.tools.running import run_job
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.batch.background import BatchJobs
 from gem_flux_mcp.services.community import build, growth, knockouts, medium, stored
@@ -115,7 +115,7 @@ def register(mcp: FastMCP) -> None:
         compounds ranked by how much community growth falls when each one's uptake bound is
         halved. Runs in a worker process; recorded with the community."""
         path = output_target(caller.files, output_path)
-        return await run_analysis(
+        return await run_job(
             ctx, caller, lambda ws: growth.prepare_community_growth(ws, community_id, media_id, tradeoff, offset,
                                                                     limiting_compounds),
             lambda ws, job, outcome: growth.store_community_growth(ws, job, outcome, offset, path))
@@ -135,7 +135,7 @@ def register(mcp: FastMCP) -> None:
         """Who depends on whom: each member removed in turn (MICOM's knockout_taxa, the cooperative
         tradeoff solved again), and every other member's growth before and after; the largest falls
         first. Runs in a worker process; recorded with the community."""
-        return await run_analysis(
+        return await run_job(
             ctx, caller,
             lambda ws: knockouts.prepare_knockouts(ws, community_id, media_id, members, tradeoff, offset),
             lambda ws, job, outcome: knockouts.store_knockouts(ws, job, outcome, offset))
@@ -158,7 +158,7 @@ def register(mcp: FastMCP) -> None:
         min_member_growth, at the smallest total uptake (or fewest compounds). The answer's
         custom_bounds can be stored with build_media. Runs in a worker process; recorded with the
         community."""
-        return await run_analysis(
+        return await run_job(
             ctx, caller, lambda ws: medium.prepare_minimal_medium(ws, community_id, media_id, target_growth_rate,
                                                                   min_member_growth, minimize_components),
             medium.store_minimal_medium)

@@ -5,18 +5,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import anyio.to_thread
 from fastmcp import Context, FastMCP
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
 from gem_flux_mcp.rules.catalog import GapfillModeArg, TargetGrowthRateArg
-from gem_flux_mcp.server.dependencies import current_jobs, current_workspace
+from gem_flux_mcp.server.dependencies import Caller, current_caller
 from gem_flux_mcp.server.tools.common import tool
-from gem_flux_mcp.server.worker import JobRunner, mcp_progress
+from gem_flux_mcp.server.tools.running import run_job
 from gem_flux_mcp.services import gapfill, results
 from gem_flux_mcp.services.gapfill import MAX_GAPFILL_MEDIA
-from gem_flux_mcp.services.workspace import Workspace
 
 GAPFILL_ANNOTATIONS = {"title": "Gapfill model", "readOnlyHint": False, "destructiveHint": False,
                        "idempotentHint": False, "openWorldHint": False}
@@ -39,23 +37,16 @@ def register(mcp: FastMCP) -> None:
         media_ids: Annotated[list[str] | None, Field(max_length=MAX_GAPFILL_MEDIA, description=(
             "Several media to grow on at once, e.g. ['glucose_minimal_aerobic', 'lb_aerobic']: one cheapest set of "
             "reactions that reaches the target on every one (after media_id, if given too)"))] = None,
-        workspace: Workspace = Depends(current_workspace),
-        jobs: JobRunner = Depends(current_jobs),
+        caller: Caller = Depends(current_caller),
     ) -> results.GapfillModelResult:
         """Add the cheapest set of template reactions so a model grows on a medium (or on every
         one of several media at once, media_ids), without energy-generating cycles: ATP
         correction on ModelSEED's ATP test media, then a weighted genome-scale gapfill. Saves a
         new model '<id>.gf' and reports the added reactions (paged), growth before/after and
         quality checks. Takes seconds to a minute; reports progress."""
-        job = await anyio.to_thread.run_sync(
-            gapfill.prepare_gapfill, workspace, model_id, media_id, target_growth_rate, gapfill_mode, media_ids)
-        progress = mcp_progress(ctx)
-        try:
-            outcome = await jobs.run(job, progress, timeout_s=GAPFILL_TIMEOUT_S, workspace=workspace.workspace_id)
-        except BaseException:  # failed, timed out or cancelled: the reserved id is free again
-            gapfill.abandon_gapfill(workspace, job)
-            raise
-        answer = await anyio.to_thread.run_sync(gapfill.store_gapfill, workspace, job, outcome)
-        await progress("done", 1.0, f"{answer.num_reactions_added} reactions added; growth "
-                                    f"{answer.growth_rate_after:.3f} /h")
-        return answer
+        return await run_job(
+            ctx, caller,
+            lambda ws: gapfill.prepare_gapfill(ws, model_id, media_id, target_growth_rate, gapfill_mode, media_ids),
+            gapfill.store_gapfill, timeout_s=GAPFILL_TIMEOUT_S,
+            abandon=gapfill.abandon_gapfill,  # the reserved id is free again
+            done=lambda a: f"{a.num_reactions_added} reactions added; growth {a.growth_rate_after:.3f} /h")
