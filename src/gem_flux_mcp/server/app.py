@@ -40,6 +40,7 @@ from gem_flux_mcp.server.tools import (
     lookup,
     media,
     models,
+    reconcile,
     revisions,
 )
 
@@ -101,6 +102,7 @@ def create_app(resources: Resources | None = None, *, with_dashboard: bool = Fal
     media.register(mcp)
     models.register(mcp)
     revisions.register(mcp)
+    reconcile.register(mcp)
     fba.register(mcp)
     build.register(mcp)
     gapfill.register(mcp)

@@ -1,0 +1,76 @@
+"""reconcile_phenotypes (contract: docs/tools.md): a long job run by the worker process, with
+progress and cancellation; the source model is never changed, the fit is a new revision."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import anyio.to_thread
+from fastmcp import Context, FastMCP
+from fastmcp.dependencies import Depends
+from pydantic import Field
+
+from gem_flux_mcp.rules.catalog import HoldoutFractionArg, MaxChangesArg, ObservedThresholdArg, PanelArg, SeedArg
+from gem_flux_mcp.server.dependencies import Caller, current_caller
+from gem_flux_mcp.server.tools.common import CREATES, MediaId, ModelId, tool
+from gem_flux_mcp.server.worker import mcp_progress
+from gem_flux_mcp.services import reconcile, results
+
+RECONCILE_TIMEOUT_S = 1800.0
+
+
+def register(mcp: FastMCP) -> None:
+    @tool(mcp, "reconcile_phenotypes", results.ReconcileResult, {"title": "Reconcile with phenotype data", **CREATES})
+    async def reconcile_phenotypes(
+        ctx: Context,
+        model_id: ModelId,
+        base_media_id: Annotated[MediaId, Field(description=(
+            "The plate's base medium with its reference source, e.g. 'biolog_base_carbon' style media or "
+            "'glucose_minimal_aerobic': the panel's reference sources are taken out, each well adds its compound"))],
+        observed: Annotated[dict[str, bool] | None, Field(
+            description="Observed growth {compound id or name: true if it grows}; or give a plate file")] = None,
+        observed_file_path: Annotated[str | None, Field(
+            description="A plate file (CSV/TSV) inside the server's allowed folders: a compound column (ModelSEED "
+                        "id or name) or a well column (PM1-A2 style), and a growth column (yes/no, 1/0, +/-, or a "
+                        "number with threshold)")] = None,
+        observed_content: Annotated[str | None, Field(
+            description="The plate file sent inline instead of a path; text, or base64 with "
+                        "content_encoding='base64'")] = None,
+        content_encoding: Annotated[Literal["text", "base64"], Field(
+            description="How observed_content is sent")] = "text",
+        threshold: Annotated[ObservedThresholdArg, Field(
+            description="For numeric plate values (OD, area): growth above it")] = None,
+        panel: Annotated[PanelArg, Field(
+            description="The Biolog panel (carbon, nitrogen, phosphorus, sulfur); default: the panel holding most "
+                        "observed compounds")] = None,
+        max_changes: Annotated[MaxChangesArg, Field(
+            description="At most this many reactions added plus directions blocked; default no limit")] = None,
+        holdout_fraction: Annotated[HoldoutFractionArg, Field(
+            description="Hold out this fraction of the wells (e.g. 0.3): fit on the rest and report agreement on "
+                        "the held-out wells before and after")] = None,
+        seed: Annotated[SeedArg, Field(description="Random seed of the holdout split")] = None,
+        caller: Caller = Depends(current_caller),
+    ) -> results.ReconcileResult:
+        """Fit a model to a lab's observed growth (a Biolog plate): one joint gapfill adds what the
+        wells that grow need, blocked directions among reactions without genome evidence stop growth
+        on the wells that do not (gene-backed reactions are listed as conflicts, never removed). Saves
+        a new revision '<id>.rec' whose reasons name the wells; answers agreement (MCC, TP/FP/TN/FN)
+        before and after, on the fitted and held-out wells, then the changes and the wells it could
+        not reconcile. Runs in a worker process with progress."""
+        workspace = caller.workspace
+        path = (caller.files.resolve(observed_file_path, param="observed_file_path", must_exist=True)
+                if observed_file_path else None)
+        text = await anyio.to_thread.run_sync(reconcile.plate_text, path, observed_content, content_encoding)
+        job = await anyio.to_thread.run_sync(lambda: reconcile.prepare_reconcile(
+            workspace, model_id, base_media_id, observed, text, panel, max_changes, holdout_fraction, seed, threshold))
+        progress = mcp_progress(ctx)
+        try:
+            outcome = await caller.jobs.run(job, progress, timeout_s=RECONCILE_TIMEOUT_S,
+                                            workspace=workspace.workspace_id)
+        except BaseException:  # failed, timed out or cancelled: the reserved id is free again
+            reconcile.abandon_reconcile(workspace, job)
+            raise
+        answer = await anyio.to_thread.run_sync(reconcile.store_reconcile, workspace, job, outcome)
+        await progress("done", 1.0, f"{answer.changes_total} changes; {answer.summary.unreconciled} wells not "
+                                    "reconciled")
+        return caller.files.scrub_payload(answer)
