@@ -15,6 +15,7 @@ import cobra
 import pytest
 from cobra.io import save_json_model
 
+from gem_flux_mcp.cli.main import main
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.reconcile import ReconcileOptions, Well, read_plate, reconcile, split_wells
 from mcp_client import call, in_process_client
@@ -216,3 +217,21 @@ async def test_reconcile_tool(server_env: dict[str, str], tmp_path: Path) -> Non
         await call(client, "reconcile_phenotypes", {**base, "observed": {"no such thing": True}},
                    error="NO_OBSERVATIONS")
         await call(client, "reconcile_phenotypes", {**base}, error="NO_OBSERVATIONS")
+
+
+def test_command_line(data_dir: Path, cache_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    save_json_model(organism(), str(tmp_path / "toy.json"))
+    (tmp_path / "base.json").write_text(json.dumps({"compounds": {GLUCOSE: {"bounds": [-10, 1000]}}}))
+    (tmp_path / "plate.csv").write_text("compound,growth\ncpd00036,no\ncpd00100,yes\n")
+    argv = ["reconcile", str(tmp_path / "toy.json"), "--medium", str(tmp_path / "base.json"), "--plate",
+            str(tmp_path / "plate.csv"), "--out", str(tmp_path / "revised.json"), "--json", "--quiet",
+            "--data-dir", str(data_dir), "--cache-dir", str(cache_dir)]
+    assert main(argv) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert [c["reaction_id"] for c in answer["changes"]] == ["rxn90020_c0"]
+    assert answer["agreement"]["fitted"]["after"]["mcc"] == 1.0
+    revised = cobra.io.load_json_model(str(tmp_path / "revised.json"))
+    assert growth_with(revised, SUCCINATE) <= 0.1 < growth_with(revised, GLYCEROL)
+    (tmp_path / "odd.csv").write_text("strain,date\nK12,today\n")
+    assert main([*argv[:5], str(tmp_path / "odd.csv"), *argv[6:]]) == 1
+    assert "UNKNOWN_PLATE_LAYOUT" in capsys.readouterr().err

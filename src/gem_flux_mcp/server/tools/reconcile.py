@@ -25,8 +25,9 @@ def register(mcp: FastMCP) -> None:
         ctx: Context,
         model_id: ModelId,
         base_media_id: Annotated[MediaId, Field(description=(
-            "The plate's base medium with its reference source, e.g. 'biolog_base_carbon' style media or "
-            "'glucose_minimal_aerobic': the panel's reference sources are taken out, each well adds its compound"))],
+            "The plate's base medium, e.g. 'glucose_minimal_aerobic' or 'biolog_base_carbon_free': the panel's "
+            "reference sources (glucose for carbon) are taken out, each well adds its compound; the fit keeps "
+            "growth on the full base medium if it had it"))],
         observed: Annotated[dict[str, bool] | None, Field(
             description="Observed growth {compound id or name: true if it grows}; or give a plate file")] = None,
         observed_file_path: Annotated[str | None, Field(
