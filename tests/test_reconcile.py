@@ -114,6 +114,7 @@ def test_fit_checked_with_cobrapy() -> None:
     assert "gene-backed" in unreconciled[FRUCTOSE] and "no set of template reactions" in unreconciled[G3P]
     assert fit.before[SUCCINATE] == pytest.approx(10.0) and fit.after[SUCCINATE] == pytest.approx(0.0)
     assert fit.after[ACETATE] == pytest.approx(10.0) and fit.base_growth == (pytest.approx(10.0), pytest.approx(10.0))
+    assert fit.quality["growth_without_carbon"]["passed"] and fit.quality["growth_on_medium"]["passed"]
     # the source model is unchanged
     assert {r.id: r.bounds for r in source.reactions} == reactions_before
 
@@ -194,6 +195,7 @@ async def test_reconcile_tool(server_env: dict[str, str], tmp_path: Path) -> Non
         assert answer["unmapped_rows"][0]["value"] == "cpd99999"
         assert answer["agreement"]["fitted"]["before"]["fp"] == 1 and answer["agreement"]["fitted"]["after"]["fp"] == 0
         assert answer["agreement"]["fitted"]["after"]["mcc"] == 1.0 and answer["agreement"]["held_out"] is None
+        assert answer["quality_checks"]["growth_on_medium"]["value"] == pytest.approx(10.0)
         change, = answer["changes"]
         assert change["reaction_id"] == "rxn90020_c0" and change["wells"][0]["compound_id"] == SUCCINATE
         # the revision, exported and checked with COBRApy; the source is unchanged

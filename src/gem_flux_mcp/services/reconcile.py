@@ -192,7 +192,7 @@ def describe(fit: Reconciliation, wells: WellSet, names: Mapping[str, str], new_
                     "base_growth_before": round(fit.base_growth[0], 6),
                     "base_growth_after": round(fit.base_growth[1], 6),
                     "panel": wells.panel, "growth_threshold": DEFAULT_GROWTH_THRESHOLD,
-                    "uptake_rate": uptake},
+                    "uptake_rate": uptake, "quality_checks_passed": bool(fit.quality.get("all_passed"))},
         "agreement": {"fitted": agreement(wells.fitted),
                       "held_out": agreement(wells.held_out) if wells.held_out else None},
         "changes": changes,
@@ -202,6 +202,7 @@ def describe(fit: Reconciliation, wells: WellSet, names: Mapping[str, str], new_
             u.compound, u.observed_growth), "reason": u.reason} for u in fit.unreconciled],
         "unmapped_rows": [{"row": r, "value": v, "reason": why} for r, v, why in wells.unmapped],
         "held_out": [c for c, _ in wells.held_out],
+        "quality_checks": fit.quality,
         "timings_s": fit.timings,
     }
 

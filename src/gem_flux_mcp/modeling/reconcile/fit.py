@@ -35,7 +35,7 @@ import numpy as np
 from gem_flux_mcp.modeling import media as media_ops
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
 from gem_flux_mcp.modeling.gapfill.changes import evidence_discounts
-from gem_flux_mcp.modeling.gapfill.checks import carbon_free, growth_on
+from gem_flux_mcp.modeling.gapfill.checks import carbon_free, growth_on, quality_checks
 from gem_flux_mcp.modeling.gapfill.genome_scale import gapfill_genome_scale
 from gem_flux_mcp.modeling.gapfill.network import (
     EMPTY_THRESHOLD,
@@ -111,6 +111,9 @@ class Reconciliation:
     conflicts: list[Conflict] = field(default_factory=list)
     unreconciled: list[Unreconciled] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    # gapfill_model's quality checks on the revision: growth on the base medium (when it grew before),
+    # none without carbon, no ATP from nothing, no ATP-driven transport running backwards
+    quality: dict[str, Any] = field(default_factory=dict)
 
 
 def well_medium(array_medium: Medium, compound: str, uptake: float) -> dict[str, tuple[float, float]]:
@@ -176,6 +179,8 @@ def reconcile(model: cobra.Model, base_medium: Medium, array_medium: Medium, wel
     progress("verify", 0.9, "predicting every well after fitting")
     result.after = predict(work, array_medium, compounds, options.uptake, objective)
     result.base_growth = (base_before, growth_on(work, base_medium, objective))
+    result.quality = quality_checks(work, base_medium, carbon_free(base_medium, formulas), objective,
+                                    options.threshold if base_before > options.threshold else 0.0)
     listed = {u.compound for u in result.unreconciled}
     for w in wells:
         if grows(result.after[w.compound], options.threshold) != w.grows and w.compound not in listed:
@@ -270,31 +275,54 @@ def _arrow(signs: set[int]) -> str:
 
 
 class _Blocker:
-    """The greedy loop of the module docstring, on `model` in place."""
+    """The greedy loop of the module docstring, on `model` in place. The array medium is applied
+    once for the whole loop (restored after it); each well or protected medium is solved with only
+    the exchange bounds by which it differs from it."""
 
     def __init__(self, model: cobra.Model, array_medium: Medium, protected: dict[str, dict[str, tuple[float, float]]],
                  objective: str, options: ReconcileOptions, budget: list[float], result: Reconciliation) -> None:
         self.model, self.array_medium, self.objective, self.options = model, array_medium, objective, options
         self.budget, self.result = budget, result
         self.exchanges = media_ops.resolve_exchanges(model)
+        ids = sorted({i.reaction_id for i in self.exchanges})
+        self.saved = {rid: model.reactions.get_by_id(rid).bounds for rid in ids}
+        self.saved_objective = {r.id: r.objective_coefficient for r in model.reactions if r.objective_coefficient}
+        media_ops.apply_medium(model, array_medium, self.exchanges)
+        model.objective = objective
+        self.array_bounds = {rid: model.reactions.get_by_id(rid).bounds for rid in ids}
+        self.deltas: dict[str, dict[str, tuple[float, float]]] = {}
         self.boundary = {r.id for r in model.boundary} | {objective}
         self.protected = protected
-        self.solutions = {name: self._solve(medium)[1] for name, medium in protected.items()}
+        self.solutions = {name: self._solve(name, medium, "fluxes")[1] for name, medium in protected.items()}
         self.blocks: list[tuple[str, int]] = []  # in the order made
         self.made_for: dict[tuple[str, int], list[str]] = {}
         self.original: dict[str, tuple[float, float]] = {}
 
-    def _solve(self, medium: Mapping[str, tuple[float, float]], parsimonious: bool = False
+    def _delta(self, key: str, medium: Mapping[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+        """The exchange bounds by which `medium` differs from the array medium (found once)."""
+        if key not in self.deltas:
+            with self.model:
+                media_ops.apply_medium(self.model, medium, self.exchanges)
+                now = {rid: self.model.reactions.get_by_id(rid).bounds for rid in self.array_bounds}
+            self.deltas[key] = {rid: b for rid, b in now.items() if b != self.array_bounds[rid]}
+        return self.deltas[key]
+
+    def _solve(self, key: str, medium: Mapping[str, tuple[float, float]], how: str = "value"
                ) -> tuple[float, dict[str, float]]:
+        """Growth on `medium` ('value'), with the fluxes of a solution ('fluxes') or of the
+        parsimonious one ('parsimonious')."""
         from cobra.flux_analysis import pfba
 
         with self.model:
-            media_ops.apply_medium(self.model, medium, self.exchanges)
-            self.model.objective = self.objective
-            if parsimonious:
+            for rid, bounds in self._delta(key, medium).items():
+                self.model.reactions.get_by_id(rid).bounds = bounds
+            if how == "value":
+                value = self.model.slim_optimize(error_value=float("nan"))
+                return (0.0 if math.isnan(value) else max(float(value), 0.0)), {}
+            if how == "parsimonious":
                 try:
                     solution = pfba(self.model)
-                except Exception:
+                except Exception:  # infeasible
                     return 0.0, {}
                 value = float(solution.fluxes[self.objective])
             else:
@@ -303,6 +331,13 @@ class _Blocker:
                     return 0.0, {}
                 value = float(solution.objective_value)
             return max(value, 0.0), {r: float(v) for r, v in solution.fluxes.items() if abs(v) > ACTIVE}
+
+    def _restore(self) -> None:
+        for rid, bounds in self.saved.items():
+            if rid in self.model.reactions:
+                self.model.reactions.get_by_id(rid).bounds = bounds
+        self.model.objective = {self.model.reactions.get_by_id(r): c for r, c in self.saved_objective.items()
+                                if r in self.model.reactions}
 
     def _set(self, reaction_id: str, sign: int, closed: bool) -> None:
         reaction = self.model.reactions.get_by_id(reaction_id)
@@ -321,7 +356,7 @@ class _Blocker:
         for name, fluxes in self.solutions.items():
             if sign * fluxes.get(reaction_id, 0.0) <= ACTIVE:
                 continue  # its last solution does not use the direction: it still stands
-            value, new = self._solve(self.protected[name])
+            value, new = self._solve(name, self.protected[name], "fluxes")
             if value <= self.options.threshold:
                 self._set(reaction_id, sign, False)
                 return False
@@ -330,9 +365,16 @@ class _Blocker:
         return True
 
     def _growth(self, compound: str, parsimonious: bool = False) -> tuple[float, dict[str, float]]:
-        return self._solve(well_medium(self.array_medium, compound, self.options.uptake), parsimonious)
+        return self._solve(compound, well_medium(self.array_medium, compound, self.options.uptake),
+                           "parsimonious" if parsimonious else "value")
 
     def run(self, wells: list[str]) -> None:
+        try:
+            self._run(wells)
+        finally:
+            self._restore()
+
+    def _run(self, wells: list[str]) -> None:
         for compound in wells:
             if self._growth(compound)[0] <= self.options.threshold:
                 continue  # an earlier block already stopped it

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -37,6 +37,8 @@ class ReconcileSummary(Result):
     panel: str | None
     growth_threshold: float
     uptake_rate: float
+    quality_checks_passed: bool = Field(description="The revision passes gapfill_model's quality checks (see "
+                                                    "quality_checks)")
 
 
 class WellRef(Result):
@@ -92,5 +94,8 @@ class ReconcileResult(Result):
                                                              "(first 50)")
     unmapped_rows: list[UnmappedRow] = Field(description="Observations that were not used, and why (first 50)")
     held_out: list[str] = Field(description="Compound ids of the held-out wells")
+    quality_checks: dict[str, Any] = Field(
+        description="gapfill_model's checks on the revision: growth on the base medium (when it grew before), none "
+                    "without carbon, no ATP with every uptake closed, no ATP-driven transport backwards")
     timings_s: dict[str, float]
     next_steps: list[str]
