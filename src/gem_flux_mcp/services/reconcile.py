@@ -22,6 +22,7 @@ from gem_flux_mcp.modeling.reconcile import (
     ReconcileOptions,
     Reconciliation,
     Well,
+    expected_columns,
     grows,
     name_lookup,
     read_plate,
@@ -70,20 +71,18 @@ def read_observations(biochem: BiochemIndex, observed: object, file_text: str | 
     limit = OBSERVED_THRESHOLD.check(threshold)
     panels = load_panels()[1]
     names = {c: n for p in panels.values() for c, n in p.compounds.items()}
-    if panel is not None:
-        names = {**names, **panels[str(panel)].compounds}
     lookup = name_lookup(names, biochem.existing_compound_ids, lambda values: _database_names(biochem, values))
     if (observed is None) == (file_text is None):
         raise ValidationError(
             ErrorCode.NO_OBSERVATIONS if observed is None else ErrorCode.BOTH_INPUTS_PROVIDED,
             "Give the observations once: as observed {compound: grows}, or as a plate file (path or content).",
-            details={"expected_columns": _expected()})
+            details={"expected_columns": expected_columns()})
     if observed is not None:
         if not isinstance(observed, Mapping) or not observed:
             raise ValidationError(ErrorCode.NO_OBSERVATIONS, "observed must be {compound id or name: true/false}.",
                                   details={"provided": repr(observed)[:80]})
         file_text = "compound\tgrowth\n" + "\n".join(
-            f"{str(k).replace(chr(9), ' ')}\t{_as_call(v)}" for k, v in observed.items())
+            f"{' '.join(str(k).split())}\t{_as_call(v)}" for k, v in observed.items())
     assert file_text is not None
     reading = read_plate(file_text, threshold=limit, lookup=lookup)
     if not reading.observations:
@@ -91,12 +90,6 @@ def read_observations(biochem: BiochemIndex, observed: object, file_text: str | 
                               details={"unmapped_rows": reading.unmapped[:20], "columns_used": reading.columns})
     chosen = panels[str(panel)] if panel is not None else _likely_panel(panels, reading)
     return reading, chosen
-
-
-def _expected() -> dict[str, list[str]]:
-    from gem_flux_mcp.modeling.reconcile import expected_columns
-
-    return expected_columns()
 
 
 def _as_call(value: object) -> str:
