@@ -328,6 +328,7 @@ def store_reconcile(ws: Workspace, job: ReconcileJob, outcome: ReconcileOutcome)
         "base_media_id": job.media_id, **answer,
         "changes": answer["changes"][:PAGE], "changes_total": len(answer["changes"]),
         "unreconciled": answer["unreconciled"][:PAGE], "unmapped_rows": answer["unmapped_rows"][:PAGE],
+        "conflicts": answer["conflicts"][:PAGE],
         "next_steps": [
             f"Check the calls: predict_growth_phenotypes(model_id='{job.new_model_id}', base_media_id="
             f"'{job.media_id}'{', panel=' + repr(answer['summary']['panel']) if answer['summary']['panel'] else ''}).",

@@ -89,7 +89,9 @@ class ReconcileResult(Result):
     agreement: Agreement
     changes: list[ReconcileChange] = Field(description="The first 50 changes, additions first")
     changes_total: int
-    conflicts: list[ReconcileConflict]
+    conflicts: list[ReconcileConflict] = Field(description="Gene-backed reactions only whose removal would stop an "
+                                                           "observed non-grower (first 50; summary.conflicts counts "
+                                                           "them all)")
     unreconciled: list[UnreconciledWell] = Field(description="Wells still mismatched after fitting, and why "
                                                              "(first 50)")
     unmapped_rows: list[UnmappedRow] = Field(description="Observations that were not used, and why (first 50)")
