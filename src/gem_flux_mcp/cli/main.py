@@ -131,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gem_flux_mcp.cli.build_command import build
 
         return build(args)
-    if args.command in {"gapfill", "fba", "reconstruct"}:
+    if args.command in {"gapfill", "fba", "reconstruct", "reconcile"}:
         from gem_flux_mcp.cli.workflow_commands import run as run_workflow
 
         return run_workflow(args)

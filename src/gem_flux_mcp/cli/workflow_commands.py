@@ -18,7 +18,17 @@ from gem_flux_mcp.cli.options import add_rule_option
 from gem_flux_mcp.cli.progress import progress_reporter
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
-from gem_flux_mcp.rules.catalog import GAPFILL_MODE, GAPFILL_TEMPLATE, GENOME_TEMPLATE, TARGET_GROWTH_RATE
+from gem_flux_mcp.rules.catalog import (
+    GAPFILL_MODE,
+    GAPFILL_TEMPLATE,
+    GENOME_TEMPLATE,
+    HOLDOUT_FRACTION,
+    OBSERVED_THRESHOLD,
+    PANEL,
+    RECONCILE_MAX_CHANGES,
+    SEED,
+    TARGET_GROWTH_RATE,
+)
 
 DEFAULT_MEDIUM = "glucose_minimal_aerobic"
 
@@ -68,10 +78,26 @@ def add_parsers(sub: Any) -> None:
     rec.add_argument("--together", action="store_true", help=together_help)
     common(rec)
 
+    fit = sub.add_parser("reconcile", help="fit a model file to a phenotype plate (observed growth per compound)")
+    fit.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
+    fit.add_argument("--medium", required=True, help="the plate's base medium: a predefined medium or a JSON file")
+    fit.add_argument("--plate", required=True, help="CSV/TSV: a compound (ModelSEED id or name) or well column, and "
+                                                    "a growth column (yes/no, 1/0, +/-, or a number with --threshold)")
+    fit.add_argument("--out", required=True, help="revised model to write: .xml (SBML) or .json")
+    add_rule_option(fit, "--panel", PANEL, help="carbon, nitrogen, phosphorus or sulfur (default: from the plate)")
+    add_rule_option(fit, "--threshold", OBSERVED_THRESHOLD, help="numeric plate values above it are growth")
+    add_rule_option(fit, "--max-changes", RECONCILE_MAX_CHANGES, help="at most this many changes")
+    add_rule_option(fit, "--holdout-fraction", HOLDOUT_FRACTION, help="hold out this fraction of the wells")
+    add_rule_option(fit, "--seed", SEED, help="random seed of the holdout split")
+    add_rule_option(fit, "--template", GAPFILL_TEMPLATE, default="GramNegative",
+                    help="template the added reactions come from (default GramNegative)")
+    common(fit)
+
 
 def run(args: argparse.Namespace) -> int:
     commands: dict[str, Callable[[argparse.Namespace, Settings, float], dict[str, Any]]] = {
-        "gapfill": _gapfill, "fba": _fba, "reconstruct": _reconstruct}
+        "gapfill": _gapfill, "fba": _fba, "reconstruct": _reconstruct,
+        "reconcile": _reconcile}
     started = time.perf_counter()
     try:
         settings = Settings.resolve(data_dir=args.data_dir, cache_dir=args.cache_dir)
@@ -200,4 +226,42 @@ def _reconstruct(args: argparse.Namespace, settings: Settings, started: float) -
             f"wrote {written['model_file']}: {summary['num_reactions']} reactions, {summary['num_genes']} genes "
             f"(build {result.timings['build']:.1f} s, gapfill {result.timings['gapfill']:.1f} s)",
         ],
+    }
+
+
+def _reconcile(args: argparse.Namespace, settings: Settings, started: float) -> dict[str, Any]:
+    """The same service functions as reconcile_phenotypes, on a model file."""
+    from gem_flux_mcp.modeling.inputs import read_text
+    from gem_flux_mcp.modeling.model_io import detect_format
+    from gem_flux_mcp.services import reconcile
+
+    out = Path(args.out)
+    detect_format(out, None)  # a bad --out fails now, not after the work
+    name, medium = _medium(args.medium, settings)
+    biochem = _biochem(settings)
+    reading, panel = reconcile.read_observations(biochem, None, read_text(Path(args.plate), "observed_file_path"),
+                                                 args.threshold, args.panel)
+    wells = reconcile.well_set(reading, panel, args.holdout_fraction, args.seed)
+    model = _load(args.model)
+    with progress_reporter("reconcile", quiet=args.quiet, started=started) as progress:
+        fit = reconcile.run_reconcile(model, medium, wells, args.template, settings.data_dir, biochem,
+                                      args.max_changes, progress=progress)
+    compounds = [c for c, _ in (*wells.fitted, *wells.held_out)]
+    names = {c: n for c, (n, _) in biochem.compound_names(compounds).items()}
+    answer = reconcile.describe(fit, wells, names, model.id, reconcile.uptake_of(wells, medium))
+    written = _write(fit.model, out, biochem)
+    summary, agreement = answer["summary"], answer["agreement"]
+
+    def mcc(part: dict[str, Any] | None) -> str:
+        return "-" if part is None else f"{part['before']['mcc']} → {part['after']['mcc']}"
+
+    return {
+        **answer, **written, "medium": name,
+        "lines": [f"reconciled {args.model} with {summary['wells_fitted']} wells on {name}"
+                  f"{' (' + str(summary['panel']) + ' panel)' if summary['panel'] else ''}: "
+                  f"{summary['reactions_added']} reactions added, {summary['directions_blocked']} directions blocked, "
+                  f"{summary['reactions_removed']} removed; {summary['unreconciled']} wells not reconciled, "
+                  f"{summary['conflicts']} conflicts, {summary['unmapped_rows']} rows not mapped",
+                  f"  MCC on the fitted wells {mcc(agreement['fitted'])}; held out {mcc(agreement['held_out'])}",
+                  f"wrote {written['model_file']} ({len(fit.model.reactions)} reactions)"],
     }

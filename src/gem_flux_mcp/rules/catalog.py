@@ -110,6 +110,21 @@ MIN_MEMBER_GROWTH = Number(name="min_member_growth", code=ErrorCode.INVALID_TARG
                                         "member alive.",))
 GAPFILL_REACTIONS_OFFSET = Number(name="gapfill_reactions_offset", code=ErrorCode.INVALID_OFFSET, ge=0,
                                   integer=True, nullable=True, suggestions=OFFSET.suggestions)
+MAX_CHANGES = 1000  # changes one reconciliation may make
+MAX_SEED = 2**32 - 1
+HOLDOUT_FRACTION = Number(
+    name="holdout_fraction", code=ErrorCode.INVALID_HOLDOUT_FRACTION, gt=0, lt=1, nullable=True,
+    unit="a fraction of the observed wells", typical=(0.2, 0.3),
+    suggestions=("0.3 fits on 70 % of the wells and scores the other 30 %; leave it out to fit on every well.",))
+RECONCILE_MAX_CHANGES = Number(
+    name="max_changes", code=ErrorCode.INVALID_MAX_CHANGES, ge=1, le=MAX_CHANGES, integer=True, nullable=True,
+    suggestions=("Leave it out for no limit, or give a whole number such as 20.",))
+SEED = Number(name="seed", code=ErrorCode.INVALID_ARGUMENTS, ge=0, le=MAX_SEED, integer=True, nullable=True,
+              suggestions=("Any whole number from 0; the same seed holds out the same wells.",))
+OBSERVED_THRESHOLD = Number(
+    name="threshold", code=ErrorCode.INVALID_THRESHOLD, ge=0, le=1e9, nullable=True,
+    unit="in the plate file's own unit (OD, area)",
+    suggestions=("Numeric plate values (OD, area) above the threshold are growth; calls (yes/no, +/-) need none.",))
 
 # --- texts and lists ------------------------------------------------------------------------
 
@@ -171,6 +186,10 @@ MediaNameFilterArg = Annotated[str | None, MEDIA_NAME_FILTER]
 MediaCompoundFilterArg = Annotated[str | None, MEDIA_COMPOUND_FILTER]
 CompoundsArg = Annotated[list[str], COMPOUNDS]
 TradeoffArg = Annotated[float, TRADEOFF]
+HoldoutFractionArg = Annotated[float | None, HOLDOUT_FRACTION]
+MaxChangesArg = Annotated[int | None, RECONCILE_MAX_CHANGES]
+SeedArg = Annotated[int | None, SEED]
+ObservedThresholdArg = Annotated[float | None, OBSERVED_THRESHOLD]
 MinMemberGrowthArg = Annotated[float, MIN_MEMBER_GROWTH]
 CommunityMembersArg = Annotated[list[str], COMMUNITY_MEMBERS]
 CommunityMembersFilterArg = Annotated[list[str] | None, COMMUNITY_MEMBERS_FILTER]

@@ -40,6 +40,7 @@ from gem_flux_mcp.server.tools import (
     lookup,
     media,
     models,
+    reconcile,
     revisions,
 )
 
@@ -63,7 +64,8 @@ revise_model, delete_model; run_fba optimises a model on a medium and records th
 (knockouts and bounds for one call answer "what if"); predict_gene_essentiality tests every gene,
 explain_essentiality says why one deletion does or does not stop growth (the bypass, or what is
 no longer made); predict_fermentation_products says what the organism secretes at optimal growth, and by which
-pathway.
+pathway; reconcile_phenotypes fits a model to a lab's observed growth (a Biolog plate) as a new
+revision, with agreement before and after on fitted and held-out wells.
 Communities (MICOM): build_community makes stored models the members of one community;
 run_community grows it on a medium (member growth, who feeds whom), community_knockouts removes
 each member in turn.
@@ -101,6 +103,7 @@ def create_app(resources: Resources | None = None, *, with_dashboard: bool = Fal
     media.register(mcp)
     models.register(mcp)
     revisions.register(mcp)
+    reconcile.register(mcp)
     fba.register(mcp)
     build.register(mcp)
     gapfill.register(mcp)

@@ -91,6 +91,13 @@ HINTS: dict[ErrorCode, Hint] = {
     ErrorCode.INVALID_REACTION: Hint(
         ("Find database reaction ids with search_reactions; get_model shows the model.",),
         ("search_reactions", "get_model", "revise_model")),
+    ErrorCode.UNKNOWN_PLATE_LAYOUT: Hint(
+        ("A plate file is CSV or TSV with a header: a compound column (ModelSEED id or name) or a well column "
+         "(PM1-A2), and a growth column (yes/no, 1/0, +/-, or a number with threshold).",),
+        ("reconcile_phenotypes",), _same_tool(observed={"cpd00027": True, "cpd00029": False})),
+    ErrorCode.NO_OBSERVATIONS: Hint(
+        ("Give observed growth as {compound id: true/false}, or a plate file; unmapped rows are listed in the "
+         "details.",), ("search_compounds", "reconcile_phenotypes")),
     ErrorCode.INVALID_GENE: Hint(("get_model lists a preview of the model's genes.",), ("get_model",)),
     ErrorCode.WOULD_EMPTY: Hint(("To discard the model, use delete_model.",), ("delete_model",)),
     ErrorCode.INVALID_OBJECTIVE: Hint(("get_model shows the model's objective.",), ("run_fba", "get_model"),

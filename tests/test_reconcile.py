@@ -1,0 +1,239 @@
+"""Reconciling a model with a lab's phenotype plate (reconcile_phenotypes, modeling/reconcile):
+the plate file read (calls, numbers with a threshold, unmapped rows, unknown layouts), the fit on
+a small hand-made organism whose every change is checked with COBRApy directly (growth on each
+reconciled growth well, none on the blocked ones, the shared route kept, gene-backed reactions
+listed as conflicts and left alone, the source model unchanged), the holdout split, and the tool
+over the in-process MCP client with the one error envelope for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import cobra
+import pytest
+from cobra.io import save_json_model
+
+from gem_flux_mcp.cli.main import main
+from gem_flux_mcp.errors import ValidationError
+from gem_flux_mcp.modeling.reconcile import ReconcileOptions, Well, read_plate, reconcile, split_wells
+from mcp_client import call, in_process_client
+from models import toy_template
+
+GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P = (
+    "cpd00027", "cpd00029", "cpd00036", "cpd00100", "cpd00082", "cpd00080")
+X, Y = "cpd11416", "cpd00020"  # the biomass precursor, an intermediate
+FORMULAS = {c: "C3H6O3" for c in (GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P, X, Y)}
+BASE = {GLUCOSE: (-10.0, 1000.0)}
+ARRAY: dict[str, tuple[float, float]] = {}  # the base medium without glucose, the carbon panel's reference
+
+
+def organism() -> cobra.Model:
+    """Glucose, succinate, glycerol and fructose each make X (biomass, bio1) through their own
+    transporter and enzyme; succinate and glycerol share the last step Y -> X (no gene).
+    Succinate's transporter has no gene and its enzyme only weak homology; glycerol's and
+    fructose's steps are gene-backed. No acetate or G3P route."""
+    model = cobra.Model("toy")
+    mets: dict[str, cobra.Metabolite] = {}
+
+    def met(cpd: str, where: str) -> cobra.Metabolite:
+        key = f"{cpd}_{where}0"
+        if key not in mets:
+            mets[key] = cobra.Metabolite(key, name=cpd, formula=FORMULAS[cpd], compartment=f"{where}0")
+        return mets[key]
+
+    def reaction(rid: str, stoichiometry: dict[cobra.Metabolite, float], genes: str = "") -> cobra.Reaction:
+        made = cobra.Reaction(rid, name=rid, lower_bound=0.0, upper_bound=1000.0)
+        made.add_metabolites(stoichiometry)
+        made.gene_reaction_rule = genes
+        return made
+
+    reactions = [
+        reaction("rxn90001_c0", {met(GLUCOSE, "e"): -1, met(GLUCOSE, "c"): 1}, "g1"),
+        reaction("rxn90002_c0", {met(GLUCOSE, "c"): -1, met(X, "c"): 1}, "g2"),
+        reaction("rxn90020_c0", {met(SUCCINATE, "e"): -1, met(SUCCINATE, "c"): 1}),
+        reaction("rxn90021_c0", {met(SUCCINATE, "c"): -1, met(Y, "c"): 1}, "g3"),
+        reaction("rxn90030_c0", {met(Y, "c"): -1, met(X, "c"): 1}),
+        reaction("rxn90040_c0", {met(GLYCEROL, "e"): -1, met(GLYCEROL, "c"): 1}, "g4"),
+        reaction("rxn90041_c0", {met(GLYCEROL, "c"): -1, met(Y, "c"): 1}, "g5"),
+        reaction("rxn90050_c0", {met(FRUCTOSE, "e"): -1, met(FRUCTOSE, "c"): 1}, "g6"),
+        reaction("rxn90051_c0", {met(FRUCTOSE, "c"): -1, met(X, "c"): 1}, "g7"),
+        reaction("bio1", {met(X, "c"): -1}),
+    ]
+    reactions[3].notes["gemflux_evidence"] = json.dumps({"weak_homology": {"gene": "g3", "identity": 30}})
+    model.add_reactions(reactions)
+    for cpd in (GLUCOSE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P):
+        model.add_boundary(met(cpd, "e"), type="exchange", reaction_id=f"EX_{cpd}_e0", lb=-1000.0, ub=1000.0)
+    model.objective = "bio1"
+    return model
+
+
+def template() -> Any:
+    """What gapfilling may add: an acetate transporter and the step acetate -> X."""
+    return toy_template({"rxn90010": ({f"{ACETATE}_e": -1, f"{ACETATE}_c": 1}, 1.0, ">"),
+                         "rxn90011": ({f"{ACETATE}_c": -1, f"{X}_c": 1}, 1.0, ">")},
+                        (GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P, X, Y), formula="C3H6O3")
+
+
+OBSERVED = [Well(ACETATE, True), Well(SUCCINATE, False), Well(GLYCEROL, True), Well(FRUCTOSE, False),
+            Well(G3P, True)]
+
+
+def growth_with(model: cobra.Model, compound: str | None) -> float:
+    """COBRApy directly: every exchange closed for uptake except `compound` at 10."""
+    with model:
+        for exchange in model.exchanges:
+            cpd = next(iter(exchange.metabolites)).id.split("_")[0]
+            exchange.lower_bound = -10.0 if cpd == compound else 0.0
+        return float(model.slim_optimize(error_value=0.0))
+
+
+def test_fit_checked_with_cobrapy() -> None:
+    source = organism()
+    reactions_before = {r.id: r.bounds for r in source.reactions}
+    fit = reconcile(source, BASE, ARRAY, OBSERVED, template(), objective="bio1", formulas=FORMULAS)
+    revised = fit.model
+    # observed growth, not predicted: acetate gets its two reactions from the one joint gapfill
+    assert growth_with(source, ACETATE) == 0.0 and growth_with(revised, ACETATE) > 0.1
+    added = {c.reaction: c for c in fit.changes if c.action == "added"}
+    assert set(added) == {"rxn90010_c0", "rxn90011_c0"}
+    assert all(c.wells == [ACETATE] and c.evidence == "none" for c in added.values())
+    # predicted, not observed: succinate stops, by the transporter without genes (removed: its only
+    # direction blocked), and the step Y -> X that glycerol needs stays
+    assert growth_with(source, SUCCINATE) > 0.1 and growth_with(revised, SUCCINATE) <= 0.1
+    taken = [c for c in fit.changes if c.action in ("blocked", "removed")]
+    assert [(c.reaction, c.action, c.wells) for c in taken] == [("rxn90020_c0", "removed", [SUCCINATE])]
+    assert "rxn90020_c0" not in revised.reactions and "rxn90030_c0" in revised.reactions
+    assert growth_with(revised, GLYCEROL) > 0.1 and growth_with(revised, GLUCOSE) > 0.1
+    # fructose runs on gene-backed reactions only: conflicts, not changes; the model still grows on it
+    assert {c.reaction for c in fit.conflicts} == {"rxn90050_c0", "rxn90051_c0"}
+    assert growth_with(revised, FRUCTOSE) > 0.1
+    unreconciled = {u.compound: u.reason for u in fit.unreconciled}
+    assert set(unreconciled) == {FRUCTOSE, G3P}
+    assert "gene-backed" in unreconciled[FRUCTOSE] and "no set of template reactions" in unreconciled[G3P]
+    assert fit.before[SUCCINATE] == pytest.approx(10.0) and fit.after[SUCCINATE] == pytest.approx(0.0)
+    assert fit.after[ACETATE] == pytest.approx(10.0) and fit.base_growth == (pytest.approx(10.0), pytest.approx(10.0))
+    assert fit.quality["growth_without_carbon"]["passed"] and fit.quality["growth_on_medium"]["passed"]
+    # the source model is unchanged
+    assert {r.id: r.bounds for r in source.reactions} == reactions_before
+
+
+def test_max_changes_limits_the_fit() -> None:
+    fit = reconcile(organism(), BASE, ARRAY, OBSERVED, template(), objective="bio1", formulas=FORMULAS,
+                    options=ReconcileOptions(max_changes=1))
+    # acetate needs two additions: more than allowed, so none is made; the one change goes to succinate
+    assert [(c.reaction, c.action) for c in fit.changes] == [("rxn90020_c0", "removed")]
+    reasons = {u.compound: u.reason for u in fit.unreconciled}
+    assert "more than max_changes" in reasons[ACETATE]
+    # glycerol and succinate both observed not to grow: one removal (the shared step without genes)
+    # answers both wells
+    fit = reconcile(organism(), BASE, ARRAY, [Well(GLYCEROL, False), Well(SUCCINATE, False)], template(),
+                    objective="bio1", formulas=FORMULAS, options=ReconcileOptions(max_changes=1))
+    assert [(c.reaction, c.action, c.wells) for c in fit.changes] == [
+        ("rxn90030_c0", "removed", [GLYCEROL, SUCCINATE])]
+    assert growth_with(fit.model, GLYCEROL) == growth_with(fit.model, SUCCINATE) == 0.0
+
+
+def test_held_out_wells_are_predicted_but_not_fitted() -> None:
+    fitted, held = split_wells(OBSERVED, 0.4, seed=7)
+    assert len(held) == 2 and len(fitted) == 3 and {*fitted, *held} == set(OBSERVED)
+    assert split_wells(OBSERVED, 0.4, seed=7) == (fitted, held)  # the same seed, the same split
+    fit = reconcile(organism(), BASE, ARRAY, [Well(ACETATE, True)], template(), objective="bio1",
+                    formulas=FORMULAS, also_predict=[SUCCINATE])
+    assert set(fit.after) == {ACETATE, SUCCINATE}
+    assert fit.after[SUCCINATE] == pytest.approx(10.0)  # held out: predicted, not changed
+
+
+def lookup(values: list[str]) -> dict[str, str]:
+    names = {"succinate": SUCCINATE, "d-glucose": GLUCOSE}
+    return {v: names.get(v.lower(), v) for v in values if v.lower() in names or v.startswith("cpd")}
+
+
+def test_plate_files() -> None:
+    text = "Well\tCompound\tGrowth\nPM1-A5\tsuccinate\t+\nPM1-C9\tD-Glucose\tyes\nPM1-A6\tmystery\t-\n" \
+           "PM1-A7\tcpd00029\tmaybe\n"
+    reading = read_plate(text, threshold=None, lookup=lookup)
+    assert {c: o.grows for c, o in reading.observations.items()} == {SUCCINATE: True, GLUCOSE: True}
+    assert reading.observations[SUCCINATE].labels == ("PM1-A5",)
+    assert sorted((u["value"], u["reason"][:10]) for u in reading.unmapped) == [
+        ("maybe", "not a grow"), ("mystery", "not a know")]
+    # numbers need a threshold; a well without a layout is reported
+    numbers = "plate,well,OD\nPM1,A5,0.9\nPM1,B3,0.05\n"
+    reading = read_plate(numbers, threshold=None, lookup=lookup)
+    assert reading.observations == {} and {u["reason"] for u in reading.unmapped} == {
+        "a numeric value needs a threshold"}
+    reading = read_plate(numbers, threshold=0.2, lookup=lookup, wells={"PM1-A5": SUCCINATE})
+    assert reading.observations[SUCCINATE].grows is True and reading.observations[SUCCINATE].labels == ("PM1-A5",)
+    assert "no plate layout" in reading.unmapped[0]["reason"] and reading.unmapped[0]["value"] == "PM1-B3"
+    # one compound called twice: the same call merges, different calls are reported and left out
+    twice = "compound,growth\ncpd00036,1\nsuccinate,0\ncpd00027,1\nd-glucose,1\n"
+    reading = read_plate(twice, threshold=None, lookup=lookup)
+    assert set(reading.observations) == {GLUCOSE} and reading.observations[GLUCOSE].labels == ("cpd00027",
+                                                                                               "d-glucose")
+    assert reading.unmapped == [{"row": "", "value": SUCCINATE, "reason": "rows with different calls for this "
+                                                                          "compound"}]
+    with pytest.raises(ValidationError) as unknown:
+        read_plate("strain,date\nK12,today\n", threshold=None, lookup=lookup)
+    assert unknown.value.code == "UNKNOWN_PLATE_LAYOUT"
+    assert "growth" in unknown.value.details["expected_columns"]["observation"]
+    assert "compound" in unknown.value.details["expected_columns"]["compound (or well)"]
+
+
+@pytest.mark.anyio
+async def test_reconcile_tool(server_env: dict[str, str], tmp_path: Path) -> None:
+    save_json_model(organism(), str(tmp_path / "toy.json"))
+    (tmp_path / "plate.tsv").write_text("compound\tgrowth\ncpd00036\t-\nglycerol\t+\ncpd99999\t+\n")
+    async with in_process_client(server_env) as client:
+        await call(client, "import_model", {"file_path": "toy.json", "model_name": "toy"})
+        medium = await call(client, "build_media", {"compounds": [GLUCOSE], "custom_bounds": {GLUCOSE: [-10, 1000]}})
+        base = {"model_id": "toy.draft", "base_media_id": medium["media_id"]}
+        answer = await call(client, "reconcile_phenotypes", {**base, "observed_file_path": "plate.tsv"})
+        summary = answer["summary"]
+        assert answer["model_id"] == summary["new_model_id"] != "toy.draft" and summary["panel"] == "carbon"
+        assert summary["wells_observed"] == 2 and summary["unmapped_rows"] == 1
+        assert answer["unmapped_rows"][0]["value"] == "cpd99999"
+        assert answer["agreement"]["fitted"]["before"]["fp"] == 1 and answer["agreement"]["fitted"]["after"]["fp"] == 0
+        assert answer["agreement"]["fitted"]["after"]["mcc"] == 1.0 and answer["agreement"]["held_out"] is None
+        assert answer["quality_checks"]["growth_on_medium"]["value"] == pytest.approx(10.0)
+        change, = answer["changes"]
+        assert change["reaction_id"] == "rxn90020_c0" and change["wells"][0]["compound_id"] == SUCCINATE
+        # the revision, exported and checked with COBRApy; the source is unchanged
+        await call(client, "export_model", {"model_id": answer["model_id"], "file_path": "rev.json",
+                                            "format": "json"})
+        await call(client, "export_model", {"model_id": "toy.draft", "file_path": "src.json", "format": "json"})
+        revised, source = (cobra.io.load_json_model(str(tmp_path / f)) for f in ("rev.json", "src.json"))
+        assert growth_with(revised, SUCCINATE) <= 0.1 < growth_with(revised, GLYCEROL)
+        assert growth_with(source, SUCCINATE) > 0.1 and "rxn90020_c0" in source.reactions
+        history = await call(client, "get_model", {"model_id": answer["model_id"], "include_revisions": True})
+        assert SUCCINATE in json.dumps(history["revisions"])
+        # inline content, a holdout; bad input gives the one envelope
+        held = await call(client, "reconcile_phenotypes", {
+            **base, "observed_content": "compound,growth\ncpd00036,0\ncpd00100,1\ncpd00082,1\n",
+            "holdout_fraction": 0.34, "seed": 1})
+        assert held["summary"]["wells_held_out"] == 1 and held["agreement"]["held_out"] is not None
+        await call(client, "reconcile_phenotypes", {**base, "observed_content": "strain,date\nK12,today\n"},
+                   error="UNKNOWN_PLATE_LAYOUT")
+        await call(client, "reconcile_phenotypes", {**base, "observed": {SUCCINATE: False}, "holdout_fraction": 1.5},
+                   error="INVALID_HOLDOUT_FRACTION")
+        await call(client, "reconcile_phenotypes", {**base, "observed": {"no such thing": True}},
+                   error="NO_OBSERVATIONS")
+        await call(client, "reconcile_phenotypes", {**base}, error="NO_OBSERVATIONS")
+
+
+def test_command_line(data_dir: Path, cache_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    save_json_model(organism(), str(tmp_path / "toy.json"))
+    (tmp_path / "base.json").write_text(json.dumps({"compounds": {GLUCOSE: {"bounds": [-10, 1000]}}}))
+    (tmp_path / "plate.csv").write_text("compound,growth\ncpd00036,no\ncpd00100,yes\n")
+    argv = ["reconcile", str(tmp_path / "toy.json"), "--medium", str(tmp_path / "base.json"), "--plate",
+            str(tmp_path / "plate.csv"), "--out", str(tmp_path / "revised.json"), "--json", "--quiet",
+            "--data-dir", str(data_dir), "--cache-dir", str(cache_dir)]
+    assert main(argv) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert [c["reaction_id"] for c in answer["changes"]] == ["rxn90020_c0"]
+    assert answer["agreement"]["fitted"]["after"]["mcc"] == 1.0
+    revised = cobra.io.load_json_model(str(tmp_path / "revised.json"))
+    assert growth_with(revised, SUCCINATE) <= 0.1 < growth_with(revised, GLYCEROL)
+    (tmp_path / "odd.csv").write_text("strain,date\nK12,today\n")
+    assert main([*argv[:5], str(tmp_path / "odd.csv"), *argv[6:]]) == 1
+    assert "UNKNOWN_PLATE_LAYOUT" in capsys.readouterr().err
