@@ -35,6 +35,7 @@ from .bigg_match import Aliases, StoichiometricAliases, bound_carrier_pairs, ins
 from .biomass_needs import drop_dispensable_cofactors, require_essential_lps, straight_chain_lipids
 from .completeness import bundled_markers, completeness_summary, estimate_completeness
 from .decarboxylation import orient_decarboxylations
+from .diffusion import add_diffusion
 from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport, orient_nucleotide_making_kinases
 from .inputs import Protein, product_from_description
 from .outside_enzymes import add_outside_phosphatases, outside_copy
@@ -181,6 +182,7 @@ def build_draft(
     for rid in phosphatases if homology is not None else ():  # otherwise their genes' roles count, below
         sources[rid] = {SOURCE_HOMOLOGY}
         evidence[rid] = {"outside_phosphatase": sorted(g.id for g in model.reactions.get_by_id(rid).genes)[:10]}
+    diffusing = add_diffusion(model, template)  # no gene: recorded as template reactions
     from modelseedpy.core.msbuilder import MSBuilder
 
     MSBuilder.add_exchanges_to_model(model)  # for extracellular metabolites the homology step added
@@ -220,6 +222,7 @@ def build_draft(
         "decarboxylations_made_one_way": len(decarboxylations),
         "branched_lipids_replaced": len(straight),
         "outside_phosphatase_reactions": len(phosphatases),
+        "diffusion_reactions": len(diffusing),
         **({"genome_completeness": completeness_summary(completeness)} if completeness is not None else {}),
     }
     if homology is not None:
