@@ -5,6 +5,7 @@ on model files."""
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 from collections.abc import Sequence
@@ -120,6 +121,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         words = [w for w in (sys.argv[1:] if argv is None else argv) if not w.startswith("-")]
         return report_error(words[0] if words else "", refused)
     if args.command == "serve":
+        # the cyclic GC stays off while the server is imported and built; serve() turns it on
+        # with what start-up made frozen (server/app.py, keep_start_up_out_of_gc)
+        gc.disable()
         from gem_flux_mcp.server.app import serve
 
         return serve(args)

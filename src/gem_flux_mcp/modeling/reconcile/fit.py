@@ -27,7 +27,6 @@ import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -46,6 +45,15 @@ from gem_flux_mcp.modeling.gapfill.network import (
     ReactionFacts,
 )
 from gem_flux_mcp.modeling.phenotypes import growth_phenotypes
+from gem_flux_mcp.modeling.reconcile.outcome import (
+    Change,
+    Conflict,
+    ReconcileOptions,
+    Reconciliation,
+    Unreconciled,
+    Well,
+    grows,
+)
 from gem_flux_mcp.modeling.translation import trna_ligases
 
 if TYPE_CHECKING:
@@ -57,63 +65,8 @@ MAX_BLOCKS_PER_WELL = 8  # blocked directions tried for one well before it is gi
 MAX_TRIALS = 15  # candidate directions checked against the protected media per block
 MAX_CONFLICTS_TESTED = 12  # gene-backed directions tried for a well that could not be reconciled
 TARGET_MARGIN = 1.05  # gapfilled wells must grow this much above the growth call's threshold
+DEFAULT_OPTIONS = ReconcileOptions()
 EMPTY_MEDIUM = {"cpd00001": (-1000.0, 1000.0), "cpd00067": (-1000.0, 1000.0)}  # water and protons only
-
-
-@dataclass(frozen=True)
-class Well:
-    compound: str  # ModelSEED id of the tested compound
-    grows: bool  # observed
-
-
-@dataclass(frozen=True)
-class ReconcileOptions:
-    threshold: float = 0.1  # 1/h: predicted growth above it is a growth call
-    uptake: float = 10.0  # mmol/gDW/h of the tested compound
-    max_changes: int | None = None
-    time_limit_s: float = 300.0
-
-
-@dataclass
-class Change:
-    reaction: str
-    name: str
-    action: str  # added, reversed, blocked, removed
-    direction: str  # '>' forward, '<' reverse, '<>' both (an addition open both ways)
-    evidence: str  # none, weak, genes
-    genes: str
-    wells: list[str]  # compounds whose observation the change answers
-
-
-@dataclass
-class Conflict:
-    reaction: str
-    name: str
-    direction: str
-    genes: str
-    wells: list[str]
-
-
-@dataclass
-class Unreconciled:
-    compound: str
-    observed_growth: bool
-    reason: str
-
-
-@dataclass
-class Reconciliation:
-    model: cobra.Model
-    before: dict[str, float | None]  # compound -> predicted growth (None: no exchange)
-    after: dict[str, float | None]
-    base_growth: tuple[float, float]  # on the full base medium, before and after
-    changes: list[Change] = field(default_factory=list)
-    conflicts: list[Conflict] = field(default_factory=list)
-    unreconciled: list[Unreconciled] = field(default_factory=list)
-    timings: dict[str, float] = field(default_factory=dict)
-    # gapfill_model's quality checks on the revision: growth on the base medium (when it grew before),
-    # none without carbon, no ATP from nothing, no ATP-driven transport running backwards
-    quality: dict[str, Any] = field(default_factory=dict)
 
 
 def well_medium(array_medium: Medium, compound: str, uptake: float) -> dict[str, tuple[float, float]]:
@@ -130,10 +83,6 @@ def predict(model: cobra.Model, array_medium: Medium, compounds: Sequence[str], 
         return dict(growth_phenotypes(model, compounds, exchanges, uptake).growth)
 
 
-def grows(value: float | None, threshold: float) -> bool:
-    return value is not None and value > threshold
-
-
 def evidence_of(reaction: cobra.Reaction) -> str:
     """'genes' (a gene rule without the weak-homology note), 'weak' or 'none' (no gene)."""
     note = str(reaction.notes.get("gemflux_evidence") or "")
@@ -144,7 +93,7 @@ def evidence_of(reaction: cobra.Reaction) -> str:
 
 def reconcile(model: cobra.Model, base_medium: Medium, array_medium: Medium, wells: Sequence[Well], template: Any,
               *, objective: str, formulas: Mapping[str, str], facts: ReactionFacts | None = None,
-              options: ReconcileOptions = ReconcileOptions(), also_predict: Sequence[str] = (),
+              options: ReconcileOptions = DEFAULT_OPTIONS, also_predict: Sequence[str] = (),
               progress: Progress = lambda *_: None) -> Reconciliation:
     """Fit a copy of `model` (the argument is not changed) to `wells`: `array_medium` is the base
     medium without the panel's reference sources, each well adds its compound at `options.uptake`.
@@ -468,13 +417,3 @@ class _Blocker:
             if closed:
                 emptied.append(reaction)
         self.model.remove_reactions(emptied)
-
-
-def split_wells(wells: Sequence[Well], holdout_fraction: float, seed: int | None) -> tuple[list[Well], list[Well]]:
-    """(wells to fit, wells held out): a random `holdout_fraction` of them (at least one, and at
-    least one left to fit when there are two or more), the same for the same seed."""
-    order = np.random.default_rng(seed).permutation(len(wells))
-    held = max(1, round(holdout_fraction * len(wells))) if wells else 0
-    held = min(held, max(len(wells) - 1, 0)) if len(wells) > 1 else held
-    chosen = set(order[:held].tolist())
-    return [w for i, w in enumerate(wells) if i not in chosen], [w for i, w in enumerate(wells) if i in chosen]
