@@ -17,14 +17,22 @@ from cobra.io import save_json_model
 
 from gem_flux_mcp.cli.main import main
 from gem_flux_mcp.errors import ValidationError
-from gem_flux_mcp.modeling.reconcile import ReconcileOptions, Well, read_plate, reconcile, split_wells
+from gem_flux_mcp.modeling.reconcile import (
+    Gene,
+    ReconcileOptions,
+    Well,
+    read_gene_table,
+    read_plate,
+    reconcile,
+    split_wells,
+)
 from mcp_client import call, in_process_client
 from models import toy_template
 
 GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P = (
     "cpd00027", "cpd00029", "cpd00036", "cpd00100", "cpd00082", "cpd00080")
-X, Y = "cpd11416", "cpd00020"  # the biomass precursor, an intermediate
-FORMULAS = {c: "C3H6O3" for c in (GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P, X, Y)}
+X, Y, W = "cpd11416", "cpd00020", "cpd00010"  # the biomass precursor, an intermediate, a cofactor
+FORMULAS = {c: "C3H6O3" for c in (GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P, X, Y, W)}
 BASE = {GLUCOSE: (-10.0, 1000.0)}
 ARRAY: dict[str, tuple[float, float]] = {}  # the base medium without glucose, the carbon panel's reference
 
@@ -70,10 +78,44 @@ def organism() -> cobra.Model:
 
 
 def template() -> Any:
-    """What gapfilling may add: an acetate transporter and the step acetate -> X."""
+    """What gapfilling may add: an acetate transporter and the step acetate -> X; the cofactor
+    step X -> W of the gene-rich organism (rxn90060, its own reaction, which a rescue may not take
+    again without its gene) and an alternative enzyme for it (rxn90061)."""
     return toy_template({"rxn90010": ({f"{ACETATE}_e": -1, f"{ACETATE}_c": 1}, 1.0, ">"),
-                         "rxn90011": ({f"{ACETATE}_c": -1, f"{X}_c": 1}, 1.0, ">")},
-                        (GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P, X, Y), formula="C3H6O3")
+                         "rxn90011": ({f"{ACETATE}_c": -1, f"{X}_c": 1}, 1.0, ">"),
+                         "rxn90060": ({f"{X}_c": -1, f"{W}_c": 1}, 0.5, ">"),
+                         "rxn90061": ({f"{X}_c": -1, f"{W}_c": 1}, 1.0, ">")},
+                        (GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P, X, Y, W), formula="C3H6O3")
+
+
+def organism_with_genes() -> cobra.Model:
+    """The organism with essentiality to fit on glucose (the base medium): a second glucose -> X
+    enzyme with no gene (rxn90003, a gapfilled bypass of g2), a second glucose transporter with a
+    gene (rxn90004, g8: a gene-backed bypass of g1), and a cofactor W the biomass needs, made from X
+    by g9's enzyme only (rxn90060): g9's deletion is lethal, the template offers rxn90061 instead."""
+    model = organism()
+    glucose_e, glucose_c, x = (model.metabolites.get_by_id(f"{GLUCOSE}_e0"),
+                               model.metabolites.get_by_id(f"{GLUCOSE}_c0"), model.metabolites.get_by_id(f"{X}_c0"))
+    w = cobra.Metabolite(f"{W}_c0", name=W, formula=FORMULAS[W], compartment="c0")
+    added = []
+    for rid, stoichiometry, genes in (("rxn90003_c0", {glucose_c: -1, x: 1}, ""),
+                                      ("rxn90004_c0", {glucose_e: -1, glucose_c: 1}, "g8"),
+                                      ("rxn90060_c0", {x: -1, w: 1}, "g9")):
+        reaction = cobra.Reaction(rid, name=rid, lower_bound=0.0, upper_bound=1000.0)
+        reaction.add_metabolites(stoichiometry)
+        reaction.gene_reaction_rule = genes
+        added.append(reaction)
+    model.add_reactions(added)
+    model.reactions.get_by_id("bio1").add_metabolites({w: -0.01})
+    return model
+
+
+def deletion_growth(model: cobra.Model, gene: str | None) -> float:
+    """COBRApy directly: growth on glucose (the base medium) with `gene` knocked out."""
+    with model:
+        if gene is not None:
+            model.genes.get_by_id(gene).knock_out()
+        return growth_with(model, GLUCOSE)
 
 
 OBSERVED = [Well(ACETATE, True), Well(SUCCINATE, False), Well(GLYCEROL, True), Well(FRUCTOSE, False),
@@ -237,3 +279,62 @@ def test_command_line(data_dir: Path, cache_dir: Path, tmp_path: Path, capsys: p
     (tmp_path / "odd.csv").write_text("strain,date\nK12,today\n")
     assert main([*argv[:5], str(tmp_path / "odd.csv"), *argv[6:]]) == 1
     assert "UNKNOWN_PLATE_LAYOUT" in capsys.readouterr().err
+
+
+def test_essentiality_fit_checked_with_cobrapy() -> None:
+    source = organism_with_genes()
+    reactions_before = {r.id: r.bounds for r in source.reactions}
+    wild_type = deletion_growth(source, None)
+    assert deletion_growth(source, "g9") == 0.0 and deletion_growth(source, "g2") > 0.1 * wild_type
+    genes = [Gene("g9", False), Gene("g2", True), Gene("g1", True), Gene("g7", False)]
+    fit = reconcile(source, BASE, ARRAY, [Well(ACETATE, True)], template(), objective="bio1", formulas=FORMULAS,
+                    genes=genes)
+    revised = fit.model
+    # observed non-essential, predicted lethal: the template's other enzyme, never rxn90060 again without g9
+    rescued = [(c.reaction, c.action, c.wells, c.deletions) for c in fit.changes if c.deletions == ["g9"]]
+    assert rescued == [("rxn90061_c0", "added", [], ["g9"])]
+    assert deletion_growth(revised, "g9") > 0.1 * wild_type
+    # observed essential, bypass without genes: removed; the base medium still grows through g2
+    blocked = [(c.reaction, c.action, c.deletions) for c in fit.changes if c.action in ("blocked", "removed")]
+    assert blocked == [("rxn90003_c0", "removed", ["g2"])]
+    assert deletion_growth(revised, "g2") <= 0.1 * wild_type and deletion_growth(revised, None) > 0.1 * wild_type
+    # observed essential, gene-backed bypass (g8's transporter): a conflict, left alone
+    assert [(c.reaction, c.deletions) for c in fit.conflicts] == [("rxn90004_c0", ["g1"])]
+    assert "rxn90004_c0" in revised.reactions and deletion_growth(revised, "g1") > 0.1 * wild_type
+    assert [(u.gene, u.observed_essential) for u in fit.unreconciled_genes] == [("g1", True)]
+    assert "gene-backed" in fit.unreconciled_genes[0].reason
+    # the wells are fitted alongside; predictions before and after; the source model is unchanged
+    assert growth_with(revised, ACETATE) > 0.1
+    assert fit.essential("before", 0.1) == {"g9"} and fit.essential("after", 0.1) == {"g2"}
+    assert {r.id: r.bounds for r in source.reactions} == reactions_before and "rxn90061_c0" not in source.reactions
+    assert fit.quality["growth_without_carbon"]["passed"]
+
+
+def test_gene_tables() -> None:
+    genes = ["b0001", "b0002", "G3", "PA_0004.2", "x1", "X1"]
+    text = ("locus_tag\tessential\nb0001\tyes\nB0002\tnon-essential\ng3\t1\npa_0004\tE\nx1\t0\nnope\tyes\n"
+            "b0001\tessential\nb0002\tmaybe\n")
+    reading = read_gene_table(text, fitness_threshold=None, model_genes=genes)
+    assert {g: c.essential for g, c in reading.calls.items()} == {"b0001": True, "b0002": False, "G3": True,
+                                                                   "PA_0004.2": True, "x1": False}
+    assert reading.calls["b0001"].labels == ("b0001",) and reading.calls["PA_0004.2"].labels == ("pa_0004",)
+    assert sorted((u["value"], u["reason"][:12]) for u in reading.unmapped) == [
+        ("maybe", "not an essen"), ("nope", "not a gene o")]
+    # fitness values: below the threshold is essential; no threshold, each row reported; mixed calls left out
+    fitness = "gene,fitness\nb0001,-3.2\nb0002,0.1\nx1,-3\nx1,0.5\n"
+    reading = read_gene_table(fitness, fitness_threshold=-2, model_genes=genes)
+    assert {g: c.essential for g, c in reading.calls.items()} == {"b0001": True, "b0002": False}
+    assert reading.unmapped == [{"row": "", "value": "x1", "reason": "rows with different calls for this gene"}]
+    reading = read_gene_table(fitness, fitness_threshold=None, model_genes=genes)
+    assert reading.calls == {} and {u["reason"] for u in reading.unmapped} == {"a fitness value needs "
+                                                                              "fitness_threshold"}
+    # ambiguous by case: reported; an unknown layout names the columns expected
+    reading = read_gene_table("gene,essential\nX1,yes\nx1 ,yes\n", fitness_threshold=None, model_genes=["x1", "X1"])
+    assert set(reading.calls) == {"X1", "x1"}
+    reading = read_gene_table("gene,essential\nx1.3,yes\n", fitness_threshold=None, model_genes=["x1", "X1"])
+    assert reading.calls == {} and "several model genes" in reading.unmapped[0]["reason"]
+    with pytest.raises(ValidationError) as unknown:
+        read_gene_table("gene,date\nb0001,today\n", fitness_threshold=None, model_genes=genes)
+    assert unknown.value.code == "UNKNOWN_GENE_TABLE_LAYOUT"
+    assert "essential" in unknown.value.details["expected_columns"]["essential call"]
+    assert "fitness" in unknown.value.details["expected_columns"]["fitness (with fitness_threshold)"]
