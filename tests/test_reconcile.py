@@ -338,3 +338,78 @@ def test_gene_tables() -> None:
     assert unknown.value.code == "UNKNOWN_GENE_TABLE_LAYOUT"
     assert "essential" in unknown.value.details["expected_columns"]["essential call"]
     assert "fitness" in unknown.value.details["expected_columns"]["fitness (with fitness_threshold)"]
+
+
+@pytest.mark.anyio
+async def test_reconcile_tool_with_genes(server_env: dict[str, str], tmp_path: Path) -> None:
+    save_json_model(organism_with_genes(), str(tmp_path / "genes.json"))
+    (tmp_path / "screen.tsv").write_text("locus_tag\tfitness\ng9\t0.1\nG2\t-4\ng7.1\t-0.2\nnope\t-5\n")
+    async with in_process_client(server_env) as client:
+        await call(client, "import_model", {"file_path": "genes.json", "model_name": "genes"})
+        medium = await call(client, "build_media", {"compounds": [GLUCOSE], "custom_bounds": {GLUCOSE: [-10, 1000]}})
+        base = {"model_id": "genes.draft", "base_media_id": medium["media_id"]}
+        # genes only (no plate), as lists
+        answer = await call(client, "reconcile_phenotypes", {**base, "essential_genes": ["g2", "g1"],
+                                                             "nonessential_genes": ["g9", "g7"]})
+        summary, essentiality = answer["summary"], answer["agreement"]["essentiality"]
+        assert summary["wells_observed"] == 0 and summary["genes_observed"] == summary["genes_fitted"] == 4
+        assert essentiality["fitted"]["before"] | {"mcc": 0} == {
+            "tp": 0, "fp": 1, "tn": 1, "fn": 2, "compared": 4, "accuracy": 0.25, "mcc": 0}
+        assert (essentiality["fitted"]["after"]["tp"], essentiality["fitted"]["after"]["fn"]) == (1, 1)
+        assert essentiality["fitted"]["after"]["fp"] == 1 and essentiality["held_out"] is None
+        # the server's GramNegative template has no other way to W: g9 stays lethal, and says why
+        assert [(c["reaction_id"], c["action"], c["observed_genes"]) for c in answer["changes"]] == [
+            ("rxn90003_c0", "removed", ["g2"])]
+        assert [(c["reaction_id"], c["observed_genes"]) for c in answer["conflicts"]] == [("rxn90004_c0", ["g1"])]
+        unreconciled = {u["gene_id"]: u for u in answer["unreconciled_genes"]}
+        assert set(unreconciled) == {"g9", "g1"} and unreconciled["g1"]["observed_essential"] is True
+        assert "no set of template reactions" in unreconciled["g9"]["reason"]
+        assert "gene-backed" in unreconciled["g1"]["reason"]
+        # the revision checked with COBRApy; the source unchanged; the reasons name the genes
+        await call(client, "export_model", {"model_id": answer["model_id"], "file_path": "rev.json",
+                                            "format": "json"})
+        revised = cobra.io.load_json_model(str(tmp_path / "rev.json"))
+        wild_type = deletion_growth(revised, None)
+        assert wild_type > 0.1 and deletion_growth(revised, "g2") <= 0.1 * wild_type
+        assert deletion_growth(revised, "g1") > 0.1 * wild_type
+        history = await call(client, "get_model", {"model_id": answer["model_id"], "include_revisions": True})
+        assert "removed for genes g2" in json.dumps(history["revisions"])
+        # a fitness table with a plate; ids mapped by case and without a version suffix; a gene holdout
+        table = await call(client, "reconcile_phenotypes", {
+            **base, "observed": {SUCCINATE: False}, "genes_file_path": "screen.tsv", "fitness_threshold": -1})
+        assert table["summary"]["genes_observed"] == 3 and table["summary"]["unmapped_gene_rows"] == 1
+        assert table["unmapped_gene_rows"][0]["value"] == "nope"
+        assert {(c["reaction_id"], c["action"]) for c in table["changes"]} == {("rxn90020_c0", "removed"),
+                                                                               ("rxn90003_c0", "removed")}
+        assert (table["agreement"]["fitted"]["before"]["fp"], table["agreement"]["fitted"]["after"]["tn"]) == (1, 1)
+        held = await call(client, "reconcile_phenotypes", {
+            **base, "genes_content": "gene,essential\ng9,no\ng2,yes\ng7,no\n", "holdout_fraction": 0.34, "seed": 3})
+        assert held["summary"]["genes_held_out"] == 1 and len(held["held_out_genes"]) == 1
+        assert held["agreement"]["essentiality"]["held_out"]["after"]["compared"] == 1
+        # bad input: the one envelope
+        await call(client, "reconcile_phenotypes", {**base, "genes_content": "gene,date\ng1,today\n"},
+                   error="UNKNOWN_GENE_TABLE_LAYOUT")
+        await call(client, "reconcile_phenotypes", {**base, "essential_genes": ["g1"], "genes_content": "x"},
+                   error="BOTH_INPUTS_PROVIDED")
+        await call(client, "reconcile_phenotypes", {**base, "essential_genes": []}, error="INVALID_ARGUMENTS")
+        await call(client, "reconcile_phenotypes", {**base, "essential_genes": ["nope"]}, error="NO_OBSERVATIONS")
+
+
+def test_command_line_with_genes(data_dir: Path, cache_dir: Path, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    save_json_model(organism_with_genes(), str(tmp_path / "genes.json"))
+    (tmp_path / "base.json").write_text(json.dumps({"compounds": {GLUCOSE: {"bounds": [-10, 1000]}}}))
+    (tmp_path / "screen.csv").write_text("gene,fitness\ng9,0.2\ng2,-3\n")
+    argv = ["reconcile", str(tmp_path / "genes.json"), "--medium", str(tmp_path / "base.json"), "--genes",
+            str(tmp_path / "screen.csv"), "--fitness-threshold", "-1", "--out", str(tmp_path / "revised.json"),
+            "--json", "--quiet", "--data-dir", str(data_dir), "--cache-dir", str(cache_dir)]
+    assert main(argv) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert [c["reaction_id"] for c in answer["changes"]] == ["rxn90003_c0"]
+    fitted = answer["agreement"]["essentiality"]["fitted"]
+    assert (fitted["before"]["tp"], fitted["after"]["tp"], fitted["after"]["fp"]) == (0, 1, 1)  # g9: no template way
+    revised = cobra.io.load_json_model(str(tmp_path / "revised.json"))
+    wild_type = deletion_growth(revised, None)
+    assert wild_type > 0.1 and deletion_growth(revised, "g2") <= 0.1 * wild_type
+    assert main([*argv[:6], "--fitness-threshold", "1e9", *argv[8:]]) == 1
+    assert "INVALID_THRESHOLD" in capsys.readouterr().err
