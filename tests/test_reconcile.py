@@ -310,6 +310,26 @@ def test_essentiality_fit_checked_with_cobrapy() -> None:
     assert fit.quality["growth_without_carbon"]["passed"]
 
 
+
+def test_bypass_blocks_keep_non_essential_deletions_growing() -> None:
+    # g2's enzyme needs g10 too: g10's deletion, observed non-essential, grows only through the
+    # bypass rxn90003 that g2's observation would remove, so the block is refused and said why
+    source = organism_with_genes()
+    source.reactions.get_by_id("rxn90002_c0").gene_reaction_rule = "g2 and g10"
+    fit = reconcile(source, BASE, ARRAY, [], template(), objective="bio1", formulas=FORMULAS,
+                    genes=[Gene("g2", True), Gene("g10", False)])
+    assert fit.changes == [] and "rxn90003_c0" in fit.model.reactions
+    wild_type = deletion_growth(fit.model, None)
+    assert deletion_growth(fit.model, "g10") > 0.1 * wild_type and deletion_growth(fit.model, "g2") > 0.1 * wild_type
+    assert [(u.gene, u.observed_essential) for u in fit.unreconciled_genes] == [("g2", True)]
+    assert "non-essential gene's deletion" in fit.unreconciled_genes[0].reason
+    # with max_changes spent on the wells, a gene is left with the reason
+    fit = reconcile(organism_with_genes(), BASE, ARRAY, [Well(ACETATE, True)], template(), objective="bio1",
+                    formulas=FORMULAS, genes=[Gene("g9", False)], options=ReconcileOptions(max_changes=2))
+    assert {c.reaction for c in fit.changes} == {"rxn90010_c0", "rxn90011_c0"}
+    assert [(u.gene, u.reason) for u in fit.unreconciled_genes] == [("g9", "max_changes reached")]
+
+
 def test_gene_tables() -> None:
     genes = ["b0001", "b0002", "G3", "PA_0004.2", "x1", "X1"]
     text = ("locus_tag\tessential\nb0001\tyes\nB0002\tnon-essential\ng3\t1\npa_0004\tE\nx1\t0\nnope\tyes\n"
