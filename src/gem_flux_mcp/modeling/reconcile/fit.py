@@ -179,8 +179,9 @@ def _block(work: cobra.Model, base_medium: Medium, array_medium: Medium, wells: 
     targets.update({gene_key(g): dict(base_medium) for g in bypassed})
     knockouts = {gene_key(g): closed_by_gene(work, g) for g in [*viable, *bypassed]}
     limits = {gene_key(g): limit for g in [*viable, *bypassed]}
+    shared = {gene_key(g): "base medium" for g in viable} if "base medium" in protected else {}
     Blocker(work, array_medium, protected, objective, options, budget, result, targets=targets,
-            knockouts=knockouts, limits=limits).run(list(targets))
+            knockouts=knockouts, limits=limits, shared=shared).run(list(targets))
 
 
 def _still_mismatched(result: Reconciliation, wells: Sequence[Well], genes: Sequence[Gene],
