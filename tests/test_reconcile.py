@@ -3,7 +3,11 @@ the plate file read (calls, numbers with a threshold, unmapped rows, unknown lay
 a small hand-made organism whose every change is checked with COBRApy directly (growth on each
 reconciled growth well, none on the blocked ones, the shared route kept, gene-backed reactions
 listed as conflicts and left alone, the source model unchanged), the holdout split, and the tool
-over the in-process MCP client with the one error envelope for bad input."""
+over the in-process MCP client with the one error envelope for bad input. Essentiality the same
+way: gene tables read and mapped, on the organism with genes a non-essential gene's lethal
+deletion rescued by a template enzyme, an essential gene's gene-less bypass removed, a
+gene-backed bypass listed as a conflict, a viable non-essential deletion protected; the tool and
+the command line with gene lists and tables."""
 
 from __future__ import annotations
 
@@ -328,6 +332,11 @@ def test_bypass_blocks_keep_non_essential_deletions_growing() -> None:
                     formulas=FORMULAS, genes=[Gene("g9", False)], options=ReconcileOptions(max_changes=2))
     assert {c.reaction for c in fit.changes} == {"rxn90010_c0", "rxn90011_c0"}
     assert [(u.gene, u.reason) for u in fit.unreconciled_genes] == [("g9", "max_changes reached")]
+    # the time limit spent: the rescue is reported, the blocks and the answer still come
+    fit = reconcile(organism_with_genes(), BASE, ARRAY, [], template(), objective="bio1", formulas=FORMULAS,
+                    genes=[Gene("g9", False), Gene("g2", True)], options=ReconcileOptions(time_limit_s=1e-9))
+    assert [(u.gene, u.reason[:21]) for u in fit.unreconciled_genes] == [("g9", "the fit's time limit ")]
+    assert [(c.reaction, c.action) for c in fit.changes] == [("rxn90003_c0", "removed")]
 
 
 def test_gene_tables() -> None:

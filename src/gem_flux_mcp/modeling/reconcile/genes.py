@@ -12,7 +12,8 @@ template reactions, costed by genome evidence, with the same no-ATP-from-nothing
 no-growth-without-carbon checks, to `essential_ratio` of the wild type's growth (with a margin).
 The closed reactions are then put back: the copy with the additions is the model from there on.
 Genes are taken in order and each sees the additions made for the earlier ones (an alternative
-two genes need is added once, its reason names the first).
+two genes need is added once, its reason names the first). When the fit's time limit runs out
+during these gapfills, the genes left are reported as not reconciled and the fit goes on.
 
 Observed essential, predicted viable: a bypass. The deletion is a target of the same checked
 blocking the wells observed not to grow use (blocking.py): directions without genome evidence
@@ -26,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gem_flux_mcp.errors import TimeoutError_
 from gem_flux_mcp.modeling import media as media_ops
 from gem_flux_mcp.modeling.essentiality import closed_by_gene, single_deletions
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
@@ -74,22 +76,30 @@ def rescue(work: cobra.Model, base_medium: Medium, genes: Sequence[str], templat
            discounts: Mapping[str, float], budget: list[float], result: Reconciliation) -> cobra.Model:
     """The module docstring's first step on `work` (a copy already; returned changed or replaced)."""
     excluded = excluded_reactions(template, facts)
+    timed_out = False
     for gene in genes:
         limit = ratio * growth_on(work, base_medium, objective)
         if knockout_growth(work, base_medium, gene, objective) >= limit:
             continue  # an earlier rescue covers it too
-        if budget[0] < 1:
-            result.unreconciled_genes.append(UnreconciledGene(gene, False, "max_changes reached"))
+        if budget[0] < 1 or timed_out:
+            result.unreconciled_genes.append(UnreconciledGene(gene, False, "max_changes reached" if budget[0] < 1 else
+                                                              "the fit's time limit ran out before its gapfill"))
             continue
         closed = closed_by_gene(work, gene)
         trial = work.copy()
         kept = [trial.reactions.get_by_id(r) for r in closed]
         trial.remove_reactions(kept)
         target = limit * TARGET_MARGIN
-        found = gapfill_genome_scale(trial, template, [dict(base_medium)], objective, target,
-                                     [AtpTest("empty", EMPTY_THRESHOLD)], {"empty": EMPTY_MEDIUM},
-                                     [carbon_free(base_medium, formulas)], GapfillOptions(target_growth=target),
-                                     excluded | set(closed), discounts, deadline, lambda *_: None, facts)
+        try:
+            found = gapfill_genome_scale(trial, template, [dict(base_medium)], objective, target,
+                                         [AtpTest("empty", EMPTY_THRESHOLD)], {"empty": EMPTY_MEDIUM},
+                                         [carbon_free(base_medium, formulas)], GapfillOptions(target_growth=target),
+                                         excluded | set(closed), discounts, deadline, lambda *_: None, facts)
+        except TimeoutError_:  # the genes left are reported; the blocks and the answer still come
+            timed_out = True
+            result.unreconciled_genes.append(UnreconciledGene(gene, False, "the fit's time limit ran out during its "
+                                                              "gapfill"))
+            continue
         if found is None:
             result.unreconciled_genes.append(UnreconciledGene(gene, False, (
                 "no set of template reactions that passes the energy checks lets the model grow without it")))
