@@ -327,6 +327,12 @@ def test_bypass_blocks_keep_non_essential_deletions_growing() -> None:
     assert deletion_growth(fit.model, "g10") > 0.1 * wild_type and deletion_growth(fit.model, "g2") > 0.1 * wild_type
     assert [(u.gene, u.observed_essential) for u in fit.unreconciled_genes] == [("g2", True)]
     assert "non-essential gene's deletion" in fit.unreconciled_genes[0].reason
+    # an isozyme in the rule: the deletion closes nothing, so no block can help; said at once
+    source = organism_with_genes()
+    source.reactions.get_by_id("rxn90002_c0").gene_reaction_rule = "g2 or g11"
+    fit = reconcile(source, BASE, ARRAY, [], template(), objective="bio1", formulas=FORMULAS, genes=[Gene("g2", True)])
+    assert fit.changes == [] and [u.gene for u in fit.unreconciled_genes] == ["g2"]
+    assert "gene rule change" in fit.unreconciled_genes[0].reason
     # with max_changes spent on the wells, a gene is left with the reason
     fit = reconcile(organism_with_genes(), BASE, ARRAY, [Well(ACETATE, True)], template(), objective="bio1",
                     formulas=FORMULAS, genes=[Gene("g9", False)], options=ReconcileOptions(max_changes=2))

@@ -165,6 +165,11 @@ def _block(work: cobra.Model, base_medium: Medium, array_medium: Medium, wells: 
     deletions = deletion_growth(work, base_medium, [g.gene for g in genes], objective)
     limit = options.essential_ratio * base_now
     bypassed = [g.gene for g in genes if g.essential and deletions[g.gene] >= limit]
+    for gene in [g for g in bypassed if not closed_by_gene(work, g)]:
+        bypassed.remove(gene)
+        result.unreconciled_genes.append(UnreconciledGene(gene, True, (
+            "its deletion closes no reaction (each of its reactions' gene rules holds without it: an isozyme or an "
+            "alternative subunit): only a gene rule change, not a block, would make it essential")))
     if not extra and not bypassed:
         return
     progress("block", 0.6, f"blocking growth on {len(extra)} wells observed not to grow and {len(bypassed)} "

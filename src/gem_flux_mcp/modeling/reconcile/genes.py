@@ -19,7 +19,10 @@ Observed essential, predicted viable: a bypass. The deletion is a target of the 
 blocking the wells observed not to grow use (blocking.py): directions without genome evidence
 that carry the deletion's flux are blocked only if the base medium, every observed-growth well
 and every observed non-essential deletion that grows (including those just rescued) keep
-growing; gene-backed bypasses are listed as conflicts, never removed.
+growing; gene-backed bypasses are listed as conflicts, never removed. A deletion that closes no
+reaction at all (each rule holds without the gene: an isozyme, an alternative subunit) grows
+exactly as the wild type, so no block could stop it without stopping the base medium: such a
+gene is reported at once as needing a gene rule change.
 """
 
 from __future__ import annotations
