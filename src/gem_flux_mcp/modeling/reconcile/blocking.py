@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from gem_flux_mcp.modeling import media as media_ops
@@ -217,8 +217,7 @@ class Blocker:
             candidates = [(rid, 1 if v > 0 else -1) for rid, v in fluxes.items()
                           if rid not in self.boundary and (rid, 1 if v > 0 else -1) not in tried
                           and evidence_of(self.model.reactions.get_by_id(rid)) != "genes"]
-            used = {name: {(r, 1 if v > 0 else -1) for r, v in f.items()} for name, f in self.solutions.items()}
-            candidates.sort(key=lambda d: (sum(d in u for u in used.values()), -abs(fluxes[d[0]]), d))
+            candidates.sort(key=self._order(fluxes))
             chosen = None
             for direction in candidates[:MAX_TRIALS]:
                 tried.add(direction)
@@ -246,13 +245,22 @@ class Blocker:
             self.blocks.append(direction)
             self.made_for[direction] = [key]
 
+    def _order(self, fluxes: Mapping[str, float]) -> Callable[[tuple[str, int]], tuple[int, float, str, int]]:
+        """Sort key of candidate directions: those fewest protected solutions use first (a bypass
+        is what the target runs and the protected cases do not), then by the target's flux."""
+        used: dict[tuple[str, int], int] = {}
+        for solution in {id(f): f for f in self.solutions.values()}.values():  # a borrowed solution counts once
+            for rid, v in solution.items():
+                used[(rid, 1 if v > 0 else -1)] = used.get((rid, 1 if v > 0 else -1), 0) + 1
+        return lambda d: (used.get(d, 0), -abs(fluxes[d[0]]), *d)
+
     def _conflicts(self, key: str, fluxes: Mapping[str, float]) -> None:
         """Gene-backed directions whose block alone would stop the target without breaking a
         protected case: listed, never applied."""
         found = []
-        backed = [(rid, 1 if v > 0 else -1) for rid, v in sorted(fluxes.items(), key=lambda i: -abs(i[1]))
-                  if rid not in self.boundary and evidence_of(self.model.reactions.get_by_id(rid)) == "genes"
-                  and rid not in self.knockouts.get(key, ())]
+        backed = sorted(((rid, 1 if v > 0 else -1) for rid, v in fluxes.items()
+                         if rid not in self.boundary and evidence_of(self.model.reactions.get_by_id(rid)) == "genes"
+                         and rid not in self.knockouts.get(key, ())), key=self._order(fluxes))
         wells, genes = split_keys([key])
         for rid, sign in backed[:MAX_CONFLICTS_TESTED]:
             self._set(rid, sign, True)
