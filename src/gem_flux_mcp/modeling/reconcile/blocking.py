@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from gem_flux_mcp.modeling import media as media_ops
+from gem_flux_mcp.modeling.fluxlp import SolverDeadline
 from gem_flux_mcp.modeling.gapfill.network import Medium
 from gem_flux_mcp.modeling.reconcile.records import (
     Change,
@@ -75,11 +77,13 @@ class Blocker:
     def __init__(self, model: cobra.Model, array_medium: Medium, protected: dict[str, dict[str, tuple[float, float]]],
                  objective: str, options: ReconcileOptions, budget: list[float], result: Reconciliation, *,
                  targets: Mapping[str, Medium], knockouts: Mapping[str, list[str]] | None = None,
-                 limits: Mapping[str, float] | None = None, shared: Mapping[str, str] | None = None) -> None:
+                 limits: Mapping[str, float] | None = None, shared: Mapping[str, str] | None = None,
+                 deadline: SolverDeadline | None = None) -> None:
         self.model, self.array_medium, self.objective, self.options = model, array_medium, objective, options
         self.budget, self.result = budget, result
         self.targets, self.knockouts, self.limits = targets, dict(knockouts or {}), dict(limits or {})
         self.shared = dict(shared or {})  # protected case -> the case whose solution may stand for it
+        self.deadline = deadline  # past it, the targets left are reported, not tried
         self.exchanges = media_ops.resolve_exchanges(model)
         ids = sorted({i.reaction_id for i in self.exchanges})
         self.saved = {rid: model.reactions.get_by_id(rid).bounds for rid in ids}
@@ -103,6 +107,9 @@ class Blocker:
         if reference is None or reference.get(self.objective, 0.0) <= self.limit(name):
             return None
         return None if any(abs(reference.get(r, 0.0)) > ACTIVE for r in self.knockouts.get(name, ())) else reference
+
+    def _out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() - self.deadline.started >= self.deadline.seconds
 
     def limit(self, key: str) -> float:
         return self.limits.get(key, self.options.threshold)
@@ -204,6 +211,9 @@ class Blocker:
             if self.budget[0] < 1:
                 self._unreconciled(key, "max_changes reached")
                 continue
+            if self._out_of_time():
+                self._unreconciled(key, "the fit's time limit ran out before it was tried")
+                continue
             self._stop(key)
         self._record(keys)
 
@@ -220,6 +230,8 @@ class Blocker:
             candidates.sort(key=self._order(fluxes))
             chosen = None
             for direction in candidates[:MAX_TRIALS]:
+                if self._out_of_time():
+                    break
                 tried.add(direction)
                 if self._safe(*direction):
                     chosen = direction
@@ -263,6 +275,8 @@ class Blocker:
                          and rid not in self.knockouts.get(key, ())), key=self._order(fluxes))
         wells, genes = split_keys([key])
         for rid, sign in backed[:MAX_CONFLICTS_TESTED]:
+            if self._out_of_time():
+                break
             self._set(rid, sign, True)
             stops = self._stopped(key)
             self._set(rid, sign, False)

@@ -132,7 +132,7 @@ def reconcile(model: cobra.Model, base_medium: Medium, array_medium: Medium, wel
                                      facts=facts, ratio=options.essential_ratio, deadline=deadline,
                                      discounts=evidence_discounts(work), budget=budget, result=result)
     result.timings["rescue"] = time.perf_counter() - started - sum(result.timings.values())
-    _block(work, base_medium, array_medium, wells, genes, objective, options, budget, result, progress)
+    _block(work, base_medium, array_medium, wells, genes, objective, options, budget, result, progress, deadline)
     result.timings["block"] = time.perf_counter() - started - sum(result.timings.values())
     progress("verify", 0.9, "predicting every well and deletion after fitting")
     result.after = predict(work, array_medium, compounds, options.uptake, objective)
@@ -155,7 +155,7 @@ def _lethal(work: cobra.Model, base_medium: Medium, genes: list[str], objective:
 
 def _block(work: cobra.Model, base_medium: Medium, array_medium: Medium, wells: Sequence[Well],
            genes: Sequence[Gene], objective: str, options: ReconcileOptions, budget: list[float],
-           result: Reconciliation, progress: Progress) -> None:
+           result: Reconciliation, progress: Progress, deadline: SolverDeadline) -> None:
     """One checked blocking run over the wells observed not to grow and the genes observed
     essential whose deletion grows, protecting the base medium, the growing observed-growth wells
     and the viable observed non-essential deletions (blocking.py)."""
@@ -186,7 +186,7 @@ def _block(work: cobra.Model, base_medium: Medium, array_medium: Medium, wells: 
     limits = {gene_key(g): limit for g in [*viable, *bypassed]}
     shared = {gene_key(g): "base medium" for g in viable} if "base medium" in protected else {}
     Blocker(work, array_medium, protected, objective, options, budget, result, targets=targets,
-            knockouts=knockouts, limits=limits, shared=shared).run(list(targets))
+            knockouts=knockouts, limits=limits, shared=shared, deadline=deadline).run(list(targets))
 
 
 def _still_mismatched(result: Reconciliation, wells: Sequence[Well], genes: Sequence[Gene],
