@@ -10,7 +10,10 @@ copy only. For each such gene: a copy of the model without the reactions its del
 again without its gene) is gapfilled on the base medium by `gapfill_genome_scale`: the cheapest
 template reactions, costed by genome evidence, with the same no-ATP-from-nothing and
 no-growth-without-carbon checks, to `essential_ratio` of the wild type's growth (with a margin).
-The closed reactions are then put back: the copy with the additions is the model from there on.
+The closed reactions are then put back and the copy checked again for ATP from nothing (the
+gapfill's own check ran without them; a reaction one gene's rescue adds in one direction and a
+later one reverses can close a cycle through them): if it makes ATP, the rescue is refused and
+the gene reported; else the copy with the additions is the model from there on.
 Genes are taken in order and each sees the additions made for the earlier ones (an alternative
 two genes need is added once, its reason names the first). When the fit's time limit runs out
 during these gapfills, the genes left are reported as not reconciled and the fit goes on.
@@ -34,7 +37,7 @@ from gem_flux_mcp.errors import TimeoutError_
 from gem_flux_mcp.modeling import media as media_ops
 from gem_flux_mcp.modeling.essentiality import closed_by_gene, single_deletions
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
-from gem_flux_mcp.modeling.gapfill.checks import carbon_free, growth_on
+from gem_flux_mcp.modeling.gapfill.checks import atp_with_nothing, carbon_free, growth_on
 from gem_flux_mcp.modeling.gapfill.genome_scale import gapfill_genome_scale
 from gem_flux_mcp.modeling.gapfill.network import EMPTY_THRESHOLD, AtpTest, GapfillOptions, Medium, ReactionFacts
 from gem_flux_mcp.modeling.reconcile.blocking import arrow, evidence_of
@@ -113,8 +116,13 @@ def rescue(work: cobra.Model, base_medium: Medium, genes: Sequence[str], templat
             result.unreconciled_genes.append(UnreconciledGene(gene, False, (
                 f"needs {count} added reactions, more than max_changes")))
             continue
-        budget[0] -= count
         trial.add_reactions([r.copy() for r in kept])
+        if atp_with_nothing(trial) > EMPTY_THRESHOLD:  # checked without the closed reactions: now with them
+            result.unreconciled_genes.append(UnreconciledGene(gene, False, (
+                "the reactions that would let its deletion grow make ATP from nothing together with the reactions "
+                "the deletion closes")))
+            continue
+        budget[0] -= count
         directions: dict[str, set[int]] = {}
         for reaction_id, sign, _ in additions:
             directions.setdefault(reaction_id, set()).add(sign)
