@@ -3,7 +3,11 @@ the plate file read (calls, numbers with a threshold, unmapped rows, unknown lay
 a small hand-made organism whose every change is checked with COBRApy directly (growth on each
 reconciled growth well, none on the blocked ones, the shared route kept, gene-backed reactions
 listed as conflicts and left alone, the source model unchanged), the holdout split, and the tool
-over the in-process MCP client with the one error envelope for bad input."""
+over the in-process MCP client with the one error envelope for bad input. Essentiality the same
+way: gene tables read and mapped, on the organism with genes a non-essential gene's lethal
+deletion rescued by a template enzyme, an essential gene's gene-less bypass removed, a
+gene-backed bypass listed as a conflict, a viable non-essential deletion protected; the tool and
+the command line with gene lists and tables."""
 
 from __future__ import annotations
 
@@ -17,14 +21,22 @@ from cobra.io import save_json_model
 
 from gem_flux_mcp.cli.main import main
 from gem_flux_mcp.errors import ValidationError
-from gem_flux_mcp.modeling.reconcile import ReconcileOptions, Well, read_plate, reconcile, split_wells
+from gem_flux_mcp.modeling.reconcile import (
+    Gene,
+    ReconcileOptions,
+    Well,
+    read_gene_table,
+    read_plate,
+    reconcile,
+    split_wells,
+)
 from mcp_client import call, in_process_client
 from models import toy_template
 
 GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P = (
     "cpd00027", "cpd00029", "cpd00036", "cpd00100", "cpd00082", "cpd00080")
-X, Y = "cpd11416", "cpd00020"  # the biomass precursor, an intermediate
-FORMULAS = {c: "C3H6O3" for c in (GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P, X, Y)}
+X, Y, W = "cpd11416", "cpd00020", "cpd00010"  # the biomass precursor, an intermediate, a cofactor
+FORMULAS = {c: "C3H6O3" for c in (GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P, X, Y, W)}
 BASE = {GLUCOSE: (-10.0, 1000.0)}
 ARRAY: dict[str, tuple[float, float]] = {}  # the base medium without glucose, the carbon panel's reference
 
@@ -70,10 +82,44 @@ def organism() -> cobra.Model:
 
 
 def template() -> Any:
-    """What gapfilling may add: an acetate transporter and the step acetate -> X."""
+    """What gapfilling may add: an acetate transporter and the step acetate -> X; the cofactor
+    step X -> W of the gene-rich organism (rxn90060, its own reaction, which a rescue may not take
+    again without its gene) and an alternative enzyme for it (rxn90061)."""
     return toy_template({"rxn90010": ({f"{ACETATE}_e": -1, f"{ACETATE}_c": 1}, 1.0, ">"),
-                         "rxn90011": ({f"{ACETATE}_c": -1, f"{X}_c": 1}, 1.0, ">")},
-                        (GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P, X, Y), formula="C3H6O3")
+                         "rxn90011": ({f"{ACETATE}_c": -1, f"{X}_c": 1}, 1.0, ">"),
+                         "rxn90060": ({f"{X}_c": -1, f"{W}_c": 1}, 0.5, ">"),
+                         "rxn90061": ({f"{X}_c": -1, f"{W}_c": 1}, 1.0, ">")},
+                        (GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P, X, Y, W), formula="C3H6O3")
+
+
+def organism_with_genes() -> cobra.Model:
+    """The organism with essentiality to fit on glucose (the base medium): a second glucose -> X
+    enzyme with no gene (rxn90003, a gapfilled bypass of g2), a second glucose transporter with a
+    gene (rxn90004, g8: a gene-backed bypass of g1), and a cofactor W the biomass needs, made from X
+    by g9's enzyme only (rxn90060): g9's deletion is lethal, the template offers rxn90061 instead."""
+    model = organism()
+    glucose_e, glucose_c, x = (model.metabolites.get_by_id(f"{GLUCOSE}_e0"),
+                               model.metabolites.get_by_id(f"{GLUCOSE}_c0"), model.metabolites.get_by_id(f"{X}_c0"))
+    w = cobra.Metabolite(f"{W}_c0", name=W, formula=FORMULAS[W], compartment="c0")
+    added = []
+    for rid, stoichiometry, genes in (("rxn90003_c0", {glucose_c: -1, x: 1}, ""),
+                                      ("rxn90004_c0", {glucose_e: -1, glucose_c: 1}, "g8"),
+                                      ("rxn90060_c0", {x: -1, w: 1}, "g9")):
+        reaction = cobra.Reaction(rid, name=rid, lower_bound=0.0, upper_bound=1000.0)
+        reaction.add_metabolites(stoichiometry)
+        reaction.gene_reaction_rule = genes
+        added.append(reaction)
+    model.add_reactions(added)
+    model.reactions.get_by_id("bio1").add_metabolites({w: -0.01})
+    return model
+
+
+def deletion_growth(model: cobra.Model, gene: str | None) -> float:
+    """COBRApy directly: growth on glucose (the base medium) with `gene` knocked out."""
+    with model:
+        if gene is not None:
+            model.genes.get_by_id(gene).knock_out()
+        return growth_with(model, GLUCOSE)
 
 
 OBSERVED = [Well(ACETATE, True), Well(SUCCINATE, False), Well(GLYCEROL, True), Well(FRUCTOSE, False),
@@ -237,3 +283,169 @@ def test_command_line(data_dir: Path, cache_dir: Path, tmp_path: Path, capsys: p
     (tmp_path / "odd.csv").write_text("strain,date\nK12,today\n")
     assert main([*argv[:5], str(tmp_path / "odd.csv"), *argv[6:]]) == 1
     assert "UNKNOWN_PLATE_LAYOUT" in capsys.readouterr().err
+
+
+def test_essentiality_fit_checked_with_cobrapy() -> None:
+    source = organism_with_genes()
+    reactions_before = {r.id: r.bounds for r in source.reactions}
+    wild_type = deletion_growth(source, None)
+    assert deletion_growth(source, "g9") == 0.0 and deletion_growth(source, "g2") > 0.1 * wild_type
+    genes = [Gene("g9", False), Gene("g2", True), Gene("g1", True), Gene("g7", False)]
+    fit = reconcile(source, BASE, ARRAY, [Well(ACETATE, True)], template(), objective="bio1", formulas=FORMULAS,
+                    genes=genes)
+    revised = fit.model
+    # observed non-essential, predicted lethal: the template's other enzyme, never rxn90060 again without g9
+    rescued = [(c.reaction, c.action, c.wells, c.deletions) for c in fit.changes if c.deletions == ["g9"]]
+    assert rescued == [("rxn90061_c0", "added", [], ["g9"])]
+    assert deletion_growth(revised, "g9") > 0.1 * wild_type
+    # observed essential, bypass without genes: removed; the base medium still grows through g2
+    blocked = [(c.reaction, c.action, c.deletions) for c in fit.changes if c.action in ("blocked", "removed")]
+    assert blocked == [("rxn90003_c0", "removed", ["g2"])]
+    assert deletion_growth(revised, "g2") <= 0.1 * wild_type and deletion_growth(revised, None) > 0.1 * wild_type
+    # observed essential, gene-backed bypass (g8's transporter): a conflict, left alone
+    assert [(c.reaction, c.deletions) for c in fit.conflicts] == [("rxn90004_c0", ["g1"])]
+    assert "rxn90004_c0" in revised.reactions and deletion_growth(revised, "g1") > 0.1 * wild_type
+    assert [(u.gene, u.observed_essential) for u in fit.unreconciled_genes] == [("g1", True)]
+    assert "gene-backed" in fit.unreconciled_genes[0].reason
+    # the wells are fitted alongside; predictions before and after; the source model is unchanged
+    assert growth_with(revised, ACETATE) > 0.1
+    assert fit.essential("before", 0.1) == {"g9"} and fit.essential("after", 0.1) == {"g2"}
+    assert {r.id: r.bounds for r in source.reactions} == reactions_before and "rxn90061_c0" not in source.reactions
+    assert fit.quality["growth_without_carbon"]["passed"]
+
+
+
+def test_bypass_blocks_keep_non_essential_deletions_growing() -> None:
+    # g2's enzyme needs g10 too: g10's deletion, observed non-essential, grows only through the
+    # bypass rxn90003 that g2's observation would remove, so the block is refused and said why
+    source = organism_with_genes()
+    source.reactions.get_by_id("rxn90002_c0").gene_reaction_rule = "g2 and g10"
+    fit = reconcile(source, BASE, ARRAY, [], template(), objective="bio1", formulas=FORMULAS,
+                    genes=[Gene("g2", True), Gene("g10", False)])
+    assert fit.changes == [] and "rxn90003_c0" in fit.model.reactions
+    wild_type = deletion_growth(fit.model, None)
+    assert deletion_growth(fit.model, "g10") > 0.1 * wild_type and deletion_growth(fit.model, "g2") > 0.1 * wild_type
+    assert [(u.gene, u.observed_essential) for u in fit.unreconciled_genes] == [("g2", True)]
+    assert "non-essential gene's deletion" in fit.unreconciled_genes[0].reason
+    # an isozyme in the rule: the deletion closes nothing, so no block can help; said at once
+    source = organism_with_genes()
+    source.reactions.get_by_id("rxn90002_c0").gene_reaction_rule = "g2 or g11"
+    fit = reconcile(source, BASE, ARRAY, [], template(), objective="bio1", formulas=FORMULAS, genes=[Gene("g2", True)])
+    assert fit.changes == [] and [u.gene for u in fit.unreconciled_genes] == ["g2"]
+    assert "gene rule change" in fit.unreconciled_genes[0].reason
+    # with max_changes spent on the wells, a gene is left with the reason
+    fit = reconcile(organism_with_genes(), BASE, ARRAY, [Well(ACETATE, True)], template(), objective="bio1",
+                    formulas=FORMULAS, genes=[Gene("g9", False)], options=ReconcileOptions(max_changes=2))
+    assert {c.reaction for c in fit.changes} == {"rxn90010_c0", "rxn90011_c0"}
+    assert [(u.gene, u.reason) for u in fit.unreconciled_genes] == [("g9", "max_changes reached")]
+    # the time limit spent: the rescue and the block are reported, not tried; the answer still comes
+    fit = reconcile(organism_with_genes(), BASE, ARRAY, [], template(), objective="bio1", formulas=FORMULAS,
+                    genes=[Gene("g9", False), Gene("g2", True)], options=ReconcileOptions(time_limit_s=1e-9))
+    assert [(u.gene, u.reason[:21]) for u in fit.unreconciled_genes] == [("g9", "the fit's time limit "),
+                                                                         ("g2", "the fit's time limit ")]
+    assert fit.changes == [] and fit.essential("after", 0.1) == {"g9"}
+
+
+def test_gene_tables() -> None:
+    genes = ["b0001", "b0002", "G3", "PA_0004.2", "x1", "X1"]
+    text = ("locus_tag\tessential\nb0001\tyes\nB0002\tnon-essential\ng3\t1\npa_0004\tE\nx1\t0\nnope\tyes\n"
+            "b0001\tessential\nb0002\tmaybe\n")
+    reading = read_gene_table(text, fitness_threshold=None, model_genes=genes)
+    assert {g: c.essential for g, c in reading.calls.items()} == {"b0001": True, "b0002": False, "G3": True,
+                                                                   "PA_0004.2": True, "x1": False}
+    assert reading.calls["b0001"].labels == ("b0001",) and reading.calls["PA_0004.2"].labels == ("pa_0004",)
+    assert sorted((u["value"], u["reason"][:12]) for u in reading.unmapped) == [
+        ("maybe", "not an essen"), ("nope", "not a gene o")]
+    # fitness values: below the threshold is essential; no threshold, each row reported; mixed calls left out
+    fitness = "gene,fitness\nb0001,-3.2\nb0002,0.1\nx1,-3\nx1,0.5\n"
+    reading = read_gene_table(fitness, fitness_threshold=-2, model_genes=genes)
+    assert {g: c.essential for g, c in reading.calls.items()} == {"b0001": True, "b0002": False}
+    assert reading.unmapped == [{"row": "", "value": "x1", "reason": "rows with different calls for this gene"}]
+    reading = read_gene_table(fitness, fitness_threshold=None, model_genes=genes)
+    assert reading.calls == {} and {u["reason"] for u in reading.unmapped} == {"a fitness value needs "
+                                                                              "fitness_threshold"}
+    # ambiguous by case: reported; an unknown layout names the columns expected
+    reading = read_gene_table("gene,essential\nX1,yes\nx1 ,yes\n", fitness_threshold=None, model_genes=["x1", "X1"])
+    assert set(reading.calls) == {"X1", "x1"}
+    reading = read_gene_table("gene,essential\nx1.3,yes\n", fitness_threshold=None, model_genes=["x1", "X1"])
+    assert reading.calls == {} and "several model genes" in reading.unmapped[0]["reason"]
+    with pytest.raises(ValidationError) as unknown:
+        read_gene_table("gene,date\nb0001,today\n", fitness_threshold=None, model_genes=genes)
+    assert unknown.value.code == "UNKNOWN_GENE_TABLE_LAYOUT"
+    assert "essential" in unknown.value.details["expected_columns"]["essential call"]
+    assert "fitness" in unknown.value.details["expected_columns"]["fitness (with fitness_threshold)"]
+
+
+@pytest.mark.anyio
+async def test_reconcile_tool_with_genes(server_env: dict[str, str], tmp_path: Path) -> None:
+    save_json_model(organism_with_genes(), str(tmp_path / "genes.json"))
+    (tmp_path / "screen.tsv").write_text("locus_tag\tfitness\ng9\t0.1\nG2\t-4\ng7.1\t-0.2\nnope\t-5\n")
+    async with in_process_client(server_env) as client:
+        await call(client, "import_model", {"file_path": "genes.json", "model_name": "genes"})
+        medium = await call(client, "build_media", {"compounds": [GLUCOSE], "custom_bounds": {GLUCOSE: [-10, 1000]}})
+        base = {"model_id": "genes.draft", "base_media_id": medium["media_id"]}
+        # genes only (no plate), as lists
+        answer = await call(client, "reconcile_phenotypes", {**base, "essential_genes": ["g2", "g1"],
+                                                             "nonessential_genes": ["g9", "g7"]})
+        summary, essentiality = answer["summary"], answer["agreement"]["essentiality"]
+        assert summary["wells_observed"] == 0 and summary["genes_observed"] == summary["genes_fitted"] == 4
+        assert essentiality["fitted"]["before"] | {"mcc": 0} == {
+            "tp": 0, "fp": 1, "tn": 1, "fn": 2, "compared": 4, "accuracy": 0.25, "mcc": 0}
+        assert (essentiality["fitted"]["after"]["tp"], essentiality["fitted"]["after"]["fn"]) == (1, 1)
+        assert essentiality["fitted"]["after"]["fp"] == 1 and essentiality["held_out"] is None
+        # the server's GramNegative template has no other way to W: g9 stays lethal, and says why
+        assert [(c["reaction_id"], c["action"], c["observed_genes"]) for c in answer["changes"]] == [
+            ("rxn90003_c0", "removed", ["g2"])]
+        assert [(c["reaction_id"], c["observed_genes"]) for c in answer["conflicts"]] == [("rxn90004_c0", ["g1"])]
+        unreconciled = {u["gene_id"]: u for u in answer["unreconciled_genes"]}
+        assert set(unreconciled) == {"g9", "g1"} and unreconciled["g1"]["observed_essential"] is True
+        assert "no set of template reactions" in unreconciled["g9"]["reason"]
+        assert "gene-backed" in unreconciled["g1"]["reason"]
+        # the revision checked with COBRApy; the source unchanged; the reasons name the genes
+        await call(client, "export_model", {"model_id": answer["model_id"], "file_path": "rev.json",
+                                            "format": "json"})
+        revised = cobra.io.load_json_model(str(tmp_path / "rev.json"))
+        wild_type = deletion_growth(revised, None)
+        assert wild_type > 0.1 and deletion_growth(revised, "g2") <= 0.1 * wild_type
+        assert deletion_growth(revised, "g1") > 0.1 * wild_type
+        history = await call(client, "get_model", {"model_id": answer["model_id"], "include_revisions": True})
+        assert "removed for genes g2" in json.dumps(history["revisions"])
+        # a fitness table with a plate; ids mapped by case and without a version suffix; a gene holdout
+        table = await call(client, "reconcile_phenotypes", {
+            **base, "observed": {SUCCINATE: False}, "genes_file_path": "screen.tsv", "fitness_threshold": -1})
+        assert table["summary"]["genes_observed"] == 3 and table["summary"]["unmapped_gene_rows"] == 1
+        assert table["unmapped_gene_rows"][0]["value"] == "nope"
+        assert {(c["reaction_id"], c["action"]) for c in table["changes"]} == {("rxn90020_c0", "removed"),
+                                                                               ("rxn90003_c0", "removed")}
+        assert (table["agreement"]["fitted"]["before"]["fp"], table["agreement"]["fitted"]["after"]["tn"]) == (1, 1)
+        held = await call(client, "reconcile_phenotypes", {
+            **base, "genes_content": "gene,essential\ng9,no\ng2,yes\ng7,no\n", "holdout_fraction": 0.34, "seed": 3})
+        assert held["summary"]["genes_held_out"] == 1 and len(held["held_out_genes"]) == 1
+        assert held["agreement"]["essentiality"]["held_out"]["after"]["compared"] == 1
+        # bad input: the one envelope
+        await call(client, "reconcile_phenotypes", {**base, "genes_content": "gene,date\ng1,today\n"},
+                   error="UNKNOWN_GENE_TABLE_LAYOUT")
+        await call(client, "reconcile_phenotypes", {**base, "essential_genes": ["g1"], "genes_content": "x"},
+                   error="BOTH_INPUTS_PROVIDED")
+        await call(client, "reconcile_phenotypes", {**base, "essential_genes": []}, error="INVALID_ARGUMENTS")
+        await call(client, "reconcile_phenotypes", {**base, "essential_genes": ["nope"]}, error="NO_OBSERVATIONS")
+
+
+def test_command_line_with_genes(data_dir: Path, cache_dir: Path, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    save_json_model(organism_with_genes(), str(tmp_path / "genes.json"))
+    (tmp_path / "base.json").write_text(json.dumps({"compounds": {GLUCOSE: {"bounds": [-10, 1000]}}}))
+    (tmp_path / "screen.csv").write_text("gene,fitness\ng9,0.2\ng2,-3\n")
+    argv = ["reconcile", str(tmp_path / "genes.json"), "--medium", str(tmp_path / "base.json"), "--genes",
+            str(tmp_path / "screen.csv"), "--fitness-threshold", "-1", "--out", str(tmp_path / "revised.json"),
+            "--json", "--quiet", "--data-dir", str(data_dir), "--cache-dir", str(cache_dir)]
+    assert main(argv) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert [c["reaction_id"] for c in answer["changes"]] == ["rxn90003_c0"]
+    fitted = answer["agreement"]["essentiality"]["fitted"]
+    assert (fitted["before"]["tp"], fitted["after"]["tp"], fitted["after"]["fp"]) == (0, 1, 1)  # g9: no template way
+    revised = cobra.io.load_json_model(str(tmp_path / "revised.json"))
+    wild_type = deletion_growth(revised, None)
+    assert wild_type > 0.1 and deletion_growth(revised, "g2") <= 0.1 * wild_type
+    assert main([*argv[:6], "--fitness-threshold", "1e9", *argv[8:]]) == 1
+    assert "INVALID_THRESHOLD" in capsys.readouterr().err

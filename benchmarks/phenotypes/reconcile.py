@@ -10,6 +10,12 @@ plate's reference source, each tested compound at 10 (plan_array, as predict_gro
     GEMFLUX_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.phenotypes.reconcile MODELS \\
         [--case reference] [--plates carbon] [--seeds 3] [--holdout 0.3] [--json out.json]
 
+With `--essentiality` it fits gene essentiality instead (no plate): CarveMe's E. coli table
+lists essential genes only, so every other model gene is observed non-essential (score.py's
+rule); the genes are split 70/30 alike, the fit runs on the essentiality medium (M9), and the
+MCC of the essentiality calls (deletion below 10 % of the wild type's growth) is scored on the
+held-out and fitted genes before and after.
+
 `MODELS` is `run.py --models-dir`'s folder (`ecol_<case>.json`).
 """
 
@@ -27,7 +33,7 @@ from benchmarks.phenotypes import score
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.biochem import BiochemIndex
-from gem_flux_mcp.modeling.reconcile import Well, split_wells
+from gem_flux_mcp.modeling.reconcile import Gene, Well, split_wells
 from gem_flux_mcp.services import reconcile
 
 ORGANISM = "ecol"  # never the held-out organisms
@@ -66,6 +72,36 @@ def one_split(model: cobra.Model, plate: str, observed: dict[str, bool], seed: i
             "timings": fit.timings}
 
 
+def gene_observations(model: cobra.Model) -> dict[str, bool]:
+    """{model gene: essential} by CarveMe's E. coli table (every unlisted model gene non-essential)."""
+    essential, non_essential = score.essentiality_table(ORGANISM)
+    return {g.id: g.id.removeprefix("G_") in essential for g in model.genes
+            if non_essential is None or g.id.removeprefix("G_") in essential | non_essential}
+
+
+def essentiality_split(model: cobra.Model, observed: dict[str, bool], seed: int, holdout: float,
+                       settings: Settings, biochem: BiochemIndex) -> dict[str, Any]:
+    genes = [Gene(g, e) for g, e in sorted(observed.items())]
+    fitted, held = split_wells(genes, holdout, seed)
+    chosen = reconcile.GeneSet(tuple((g.gene, g.essential) for g in fitted),
+                               tuple((g.gene, g.essential) for g in held), tuple((g, g) for g in observed), ())
+    no_wells = reconcile.WellSet((), (), (), (), None)
+    medium = {cpd: (lower, 1000.0) for cpd, lower in score.load_medium(
+        score.organism_info(ORGANISM).essentiality_medium, "modelseed").items()}
+    started = time.perf_counter()
+    fit = reconcile.run_reconcile(model, medium, no_wells, "GramNegative", settings.data_dir, biochem, None,
+                                  genes=chosen)
+    seconds = time.perf_counter() - started
+    answer = reconcile.describe(fit, no_wells, {}, "fitted", 10.0, chosen)
+    summary = answer["summary"]
+    return {"plate": "essentiality", "seed": seed, "seconds": round(seconds, 1),
+            "agreement": answer["agreement"]["essentiality"],
+            "changes": {k: summary[k] for k in ("reactions_added", "directions_blocked", "reactions_removed",
+                                                "conflicts", "genes_unreconciled")},
+            "base_growth": [summary["base_growth_before"], summary["base_growth_after"]],
+            "quality_checks_passed": summary["quality_checks_passed"], "timings": fit.timings}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("models", type=Path)
@@ -74,21 +110,24 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--holdout", type=float, default=0.3)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--essentiality", action="store_true", help="fit gene essentiality instead of plates")
     args = parser.parse_args()
     settings = Settings.resolve()
     biochem = BiochemIndex.open(settings.data_dir, settings.cache_dir)
     model = cobra.io.load_json_model(str(args.models / f"{ORGANISM}_{args.case}.json"))
     runs = []
-    for plate in args.plates.split(","):
-        observed = observations(plate)
+    plates = ["essentiality"] if args.essentiality else args.plates.split(",")
+    for plate in plates:
+        observed = gene_observations(model) if args.essentiality else observations(plate)
         for seed in range(args.seeds):
-            result = one_split(model, plate, observed, seed, args.holdout, settings, biochem)
+            result = (essentiality_split(model, observed, seed, args.holdout, settings, biochem) if args.essentiality
+                      else one_split(model, plate, observed, seed, args.holdout, settings, biochem))
             runs.append(result)
             a = result["agreement"]
             print(f"{plate} seed {seed}: held-out MCC {a['held_out']['before']['mcc']} -> "
                   f"{a['held_out']['after']['mcc']}, fitted {a['fitted']['before']['mcc']} -> "
                   f"{a['fitted']['after']['mcc']}; {result['changes']}; {result['seconds']} s", flush=True)
-    for plate in args.plates.split(","):
+    for plate in plates:
         mine = [r for r in runs if r["plate"] == plate]
         for part in ("held_out", "fitted"):
             for when in ("before", "after"):

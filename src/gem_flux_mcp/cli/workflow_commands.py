@@ -19,6 +19,7 @@ from gem_flux_mcp.cli.progress import progress_reporter
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
 from gem_flux_mcp.rules.catalog import (
+    FITNESS_THRESHOLD,
     GAPFILL_MODE,
     GAPFILL_TEMPLATE,
     GENOME_TEMPLATE,
@@ -78,11 +79,16 @@ def add_parsers(sub: Any) -> None:
     rec.add_argument("--together", action="store_true", help=together_help)
     common(rec)
 
-    fit = sub.add_parser("reconcile", help="fit a model file to a phenotype plate (observed growth per compound)")
+    fit = sub.add_parser("reconcile", help="fit a model file to a phenotype plate (observed growth per compound) "
+                                           "and a gene table (observed essentiality)")
     fit.add_argument("model", help="SBML (.xml) or COBRApy JSON model")
     fit.add_argument("--medium", required=True, help="the plate's base medium: a predefined medium or a JSON file")
-    fit.add_argument("--plate", required=True, help="CSV/TSV: a compound (ModelSEED id or name) or well column, and "
-                                                    "a growth column (yes/no, 1/0, +/-, or a number with --threshold)")
+    fit.add_argument("--plate", help="CSV/TSV: a compound (ModelSEED id or name) or well column, and a growth column "
+                                     "(yes/no, 1/0, +/-, or a number with --threshold)")
+    fit.add_argument("--genes", help="CSV/TSV gene table: a gene column (gene, locus_tag) and an essential column "
+                                     "(yes/no, essential/non-essential) or a fitness column with --fitness-threshold")
+    add_rule_option(fit, "--fitness-threshold", FITNESS_THRESHOLD, help="gene table fitness values below it are "
+                                                                       "essential")
     fit.add_argument("--out", required=True, help="revised model to write: .xml (SBML) or .json")
     add_rule_option(fit, "--panel", PANEL, help="carbon, nitrogen, phosphorus or sulfur (default: from the plate)")
     add_rule_option(fit, "--threshold", OBSERVED_THRESHOLD, help="numeric plate values above it are growth")
@@ -239,16 +245,20 @@ def _reconcile(args: argparse.Namespace, settings: Settings, started: float) -> 
     detect_format(out, None)  # a bad --out fails now, not after the work
     name, medium = _medium(args.medium, settings)
     biochem = _biochem(settings)
-    reading, panel = reconcile.read_observations(biochem, None, read_text(Path(args.plate), "observed_file_path"),
-                                                 args.threshold, args.panel)
-    wells = reconcile.well_set(reading, panel, args.holdout_fraction, args.seed)
+    plate = read_text(Path(args.plate), "observed_file_path") if args.plate else None
+    table = read_text(Path(args.genes), "genes_file_path") if args.genes else None
     model = _load(args.model)
+    reading, panel, gene_reading = reconcile.read_all(biochem, [g.id for g in model.genes], None, plate,
+                                                      args.threshold, args.panel, None, None, table,
+                                                      args.fitness_threshold)
+    wells = reconcile.well_set(reading, panel, args.holdout_fraction, args.seed)
+    genes = reconcile.gene_set(gene_reading, args.holdout_fraction, args.seed)
     with progress_reporter("reconcile", quiet=args.quiet, started=started) as progress:
         fit = reconcile.run_reconcile(model, medium, wells, args.template, settings.data_dir, biochem,
-                                      args.max_changes, progress=progress)
+                                      args.max_changes, progress=progress, genes=genes)
     compounds = [c for c, _ in (*wells.fitted, *wells.held_out)]
     names = {c: n for c, (n, _) in biochem.compound_names(compounds).items()}
-    answer = reconcile.describe(fit, wells, names, model.id, reconcile.uptake_of(wells, medium))
+    answer = reconcile.describe(fit, wells, names, model.id, reconcile.uptake_of(wells, medium), genes)
     written = _write(fit.model, out, biochem)
     summary, agreement = answer["summary"], answer["agreement"]
 
@@ -263,5 +273,10 @@ def _reconcile(args: argparse.Namespace, settings: Settings, started: float) -> 
                   f"{summary['reactions_removed']} removed; {summary['unreconciled']} wells not reconciled, "
                   f"{summary['conflicts']} conflicts, {summary['unmapped_rows']} rows not mapped",
                   f"  MCC on the fitted wells {mcc(agreement['fitted'])}; held out {mcc(agreement['held_out'])}",
+                  *([f"  essentiality of {summary['genes_fitted']} genes: MCC "
+                     f"{mcc(agreement['essentiality']['fitted'])}; held out "
+                     f"{mcc(agreement['essentiality']['held_out'])}; {summary['genes_unreconciled']} genes not "
+                     f"reconciled, {summary['unmapped_gene_rows']} gene rows not mapped"]
+                    if agreement["essentiality"] else []),
                   f"wrote {written['model_file']} ({len(fit.model.reactions)} reactions)"],
     }

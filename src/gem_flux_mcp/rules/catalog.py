@@ -125,6 +125,11 @@ OBSERVED_THRESHOLD = Number(
     name="threshold", code=ErrorCode.INVALID_THRESHOLD, ge=0, le=1e9, nullable=True,
     unit="in the plate file's own unit (OD, area)",
     suggestions=("Numeric plate values (OD, area) above the threshold are growth; calls (yes/no, +/-) need none.",))
+FITNESS_THRESHOLD = Number(
+    name="fitness_threshold", code=ErrorCode.INVALID_THRESHOLD, ge=-1e6, le=1e6, nullable=True,
+    unit="in the gene table's own fitness unit",
+    suggestions=("Fitness values below the threshold are essential (e.g. -2 for a log2 fitness); essential calls "
+                 "(yes/no) need none.",))
 
 # --- texts and lists ------------------------------------------------------------------------
 
@@ -157,6 +162,13 @@ COMMUNITY_MEMBERS_FILTER = Items(name="members", code=ErrorCode.INVALID_COMMUNIT
                                  suggestions=("Leave it out to remove every member in turn.",))
 COMPOUNDS = Items(name="compounds", code=ErrorCode.EMPTY_COMPOUNDS_LIST, what="ModelSEED compound ids",
                   suggestions=("Give at least one id such as 'cpd00027' (D-Glucose).",))
+MAX_GENE_OBSERVATIONS = 20000  # genes given in one list (a genome has a few thousand)
+_GENE_LIST_HINTS = ("Give gene ids as the model names them or as locus tags (a version suffix such as '.1' is "
+                    "ignored), e.g. ['b0720'].",)
+ESSENTIAL_GENES = Items(name="essential_genes", code=ErrorCode.INVALID_ARGUMENTS, nullable=True,
+                        max_items=MAX_GENE_OBSERVATIONS, what="gene ids", suggestions=_GENE_LIST_HINTS)
+NONESSENTIAL_GENES = Items(name="nonessential_genes", code=ErrorCode.INVALID_ARGUMENTS, nullable=True,
+                           max_items=MAX_GENE_OBSERVATIONS, what="gene ids", suggestions=_GENE_LIST_HINTS)
 
 # --- argument types for tool signatures -----------------------------------------------------
 
@@ -190,6 +202,9 @@ HoldoutFractionArg = Annotated[float | None, HOLDOUT_FRACTION]
 MaxChangesArg = Annotated[int | None, RECONCILE_MAX_CHANGES]
 SeedArg = Annotated[int | None, SEED]
 ObservedThresholdArg = Annotated[float | None, OBSERVED_THRESHOLD]
+FitnessThresholdArg = Annotated[float | None, FITNESS_THRESHOLD]
+EssentialGenesArg = Annotated[list[str] | None, ESSENTIAL_GENES]
+NonessentialGenesArg = Annotated[list[str] | None, NONESSENTIAL_GENES]
 MinMemberGrowthArg = Annotated[float, MIN_MEMBER_GROWTH]
 CommunityMembersArg = Annotated[list[str], COMMUNITY_MEMBERS]
 CommunityMembersFilterArg = Annotated[list[str] | None, COMMUNITY_MEMBERS_FILTER]

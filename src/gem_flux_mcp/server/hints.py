@@ -95,6 +95,10 @@ HINTS: dict[ErrorCode, Hint] = {
         ("A plate file is CSV or TSV with a header: a compound column (ModelSEED id or name) or a well column "
          "(PM1-A2), and a growth column (yes/no, 1/0, +/-, or a number with threshold).",),
         ("reconcile_phenotypes",), _same_tool(observed={"cpd00027": True, "cpd00029": False})),
+    ErrorCode.UNKNOWN_GENE_TABLE_LAYOUT: Hint(
+        ("A gene table is CSV or TSV with a header: a gene column (gene, locus_tag) and an essential column "
+         "(yes/no, 1/0, essential/non-essential) or a fitness column with fitness_threshold.",),
+        ("reconcile_phenotypes", "get_model"), _same_tool(essential_genes=["b0720"], nonessential_genes=["b0002"])),
     ErrorCode.NO_OBSERVATIONS: Hint(
         ("Give observed growth as {compound id: true/false}, or a plate file; unmapped rows are listed in the "
          "details.",), ("search_compounds", "reconcile_phenotypes")),

@@ -1,5 +1,9 @@
-"""A model fitted to observed growth on a phenotype plate: additions for the wells that grow but
-are not predicted to, blocked directions for the wells predicted to grow that do not.
+"""A model fitted to observed growth on a phenotype plate and, when given, observed gene
+essentiality: additions for the wells that grow but are not predicted to and for the genes
+observed non-essential whose deletion is predicted lethal (genes.py), blocked directions for the
+wells predicted to grow that do not and for the genes observed essential whose deletion still
+grows (blocking.py). Steps in order: the wells' joint gapfill, the genes' rescues, one blocking
+run over both kinds of target, then the predictions after.
 
 Observed growth, not predicted: ONE joint gapfill over all those wells (`gapfill_genome_scale`,
 the multi-medium search of gapfill_model: one copy of the network per well, a reaction pays once
@@ -18,12 +22,13 @@ medium still grows (a medium is re-solved only when its last solution used the b
 direction: otherwise that solution still stands). It repeats until the well stops growing, then
 re-opens each of its blocks that turned out unnecessary. A gene-backed reaction is never blocked:
 when only such reactions would stop the well, they are listed as conflicts and the well as not
-reconciled. Both directions blocked means the reaction is removed.
+reconciled. Both directions blocked means the reaction is removed. A gene observed essential
+whose deletion grows is a target of the same loop (its deletion's flux blocked), and every
+observed non-essential deletion that grows is protected like a well.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gem_flux_mcp.modeling import media as media_ops
+from gem_flux_mcp.modeling.essentiality import closed_by_gene
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
 from gem_flux_mcp.modeling.gapfill.changes import evidence_discounts
 from gem_flux_mcp.modeling.gapfill.checks import carbon_free, growth_on, quality_checks
@@ -45,28 +51,31 @@ from gem_flux_mcp.modeling.gapfill.network import (
     ReactionFacts,
 )
 from gem_flux_mcp.modeling.phenotypes import growth_phenotypes
-from gem_flux_mcp.modeling.reconcile.outcome import (
+from gem_flux_mcp.modeling.reconcile.blocking import Blocker, arrow, evidence_of, gene_key
+from gem_flux_mcp.modeling.reconcile.genes import (
+    EMPTY_MEDIUM,
+    deletion_growth,
+    excluded_reactions,
+    rescue,
+)
+from gem_flux_mcp.modeling.reconcile.records import (
     Change,
-    Conflict,
+    Gene,
     ReconcileOptions,
     Reconciliation,
     Unreconciled,
+    UnreconciledGene,
     Well,
     grows,
 )
-from gem_flux_mcp.modeling.translation import trna_ligases
 
 if TYPE_CHECKING:
     import cobra
 
 Progress = Callable[[str, float, str], None]
 ACTIVE = 1e-7
-MAX_BLOCKS_PER_WELL = 8  # blocked directions tried for one well before it is given up
-MAX_TRIALS = 15  # candidate directions checked against the protected media per block
-MAX_CONFLICTS_TESTED = 12  # gene-backed directions tried for a well that could not be reconciled
 TARGET_MARGIN = 1.05  # gapfilled wells must grow this much above the growth call's threshold
 DEFAULT_OPTIONS = ReconcileOptions()
-EMPTY_MEDIUM = {"cpd00001": (-1000.0, 1000.0), "cpd00067": (-1000.0, 1000.0)}  # water and protons only
 
 
 def well_medium(array_medium: Medium, compound: str, uptake: float) -> dict[str, tuple[float, float]]:
@@ -83,30 +92,27 @@ def predict(model: cobra.Model, array_medium: Medium, compounds: Sequence[str], 
         return dict(growth_phenotypes(model, compounds, exchanges, uptake).growth)
 
 
-def evidence_of(reaction: cobra.Reaction) -> str:
-    """'genes' (a gene rule without the weak-homology note), 'weak' or 'none' (no gene)."""
-    note = str(reaction.notes.get("gemflux_evidence") or "")
-    if "weak_homology" in note:
-        return "weak"
-    return "genes" if reaction.gene_reaction_rule.strip() else "none"
-
-
 def reconcile(model: cobra.Model, base_medium: Medium, array_medium: Medium, wells: Sequence[Well], template: Any,
               *, objective: str, formulas: Mapping[str, str], facts: ReactionFacts | None = None,
               options: ReconcileOptions = DEFAULT_OPTIONS, also_predict: Sequence[str] = (),
+              genes: Sequence[Gene] = (), also_predict_genes: Sequence[str] = (),
               progress: Progress = lambda *_: None) -> Reconciliation:
-    """Fit a copy of `model` (the argument is not changed) to `wells`: `array_medium` is the base
-    medium without the panel's reference sources, each well adds its compound at `options.uptake`.
-    Predictions before and after cover the wells and `also_predict` (held-out wells)."""
+    """Fit a copy of `model` (the argument is not changed) to `wells` and `genes`: `array_medium`
+    is the base medium without the panel's reference sources, each well adds its compound at
+    `options.uptake`; gene deletions are predicted on the full base medium (genes.py). Predictions
+    before and after cover the wells and `also_predict` (held-out wells), the genes and
+    `also_predict_genes` (held-out genes)."""
     started = time.perf_counter()
     facts = facts or ReactionFacts()
     deadline = SolverDeadline(options.time_limit_s)
     work = model.copy()
     compounds = list(dict.fromkeys([*(w.compound for w in wells), *also_predict]))
-    progress("predict", 0.02, f"predicting {len(compounds)} wells before fitting")
+    gene_ids = list(dict.fromkeys([*(g.gene for g in genes), *also_predict_genes]))
+    progress("predict", 0.02, f"predicting {len(compounds)} wells and {len(gene_ids)} deletions before fitting")
     before = predict(work, array_medium, compounds, options.uptake, objective)
     base_before = growth_on(work, base_medium, objective)
     result = Reconciliation(work, before, {}, (base_before, base_before))
+    result.deletions_before = deletion_growth(work, base_medium, gene_ids, objective)
     result.timings["predict"] = time.perf_counter() - started
     budget = [options.max_changes if options.max_changes is not None else math.inf]
     missing = [w.compound for w in wells if w.grows and not grows(before[w.compound], options.threshold)]
@@ -115,29 +121,83 @@ def reconcile(model: cobra.Model, base_medium: Medium, array_medium: Medium, wel
         result.model = work = _add_for_growth(work, base_medium, array_medium, missing, template, objective, formulas,
                                               facts, options, deadline, budget, result)
     result.timings["gapfill"] = time.perf_counter() - started - sum(result.timings.values())
-    middle = predict(work, array_medium, [w.compound for w in wells], options.uptake, objective)
-    extra = [w.compound for w in wells if not w.grows and grows(middle[w.compound], options.threshold)]
-    if extra:
-        progress("block", 0.6, f"blocking growth on {len(extra)} wells observed not to grow")
-        protected = {w.compound: well_medium(array_medium, w.compound, options.uptake) for w in wells
-                     if w.grows and grows(middle[w.compound], options.threshold)}
-        if base_before > options.threshold:
-            protected["base medium"] = dict(base_medium)
-        _Blocker(work, array_medium, protected, objective, options, budget, result).run(extra)
+    lethal = _lethal(work, base_medium, [g.gene for g in genes if not g.essential], objective, options)
+    if lethal:
+        progress("rescue", 0.4, f"gapfilling for {len(lethal)} genes observed non-essential, predicted lethal")
+        result.model = work = rescue(work, base_medium, lethal, template, objective=objective, formulas=formulas,
+                                     facts=facts, ratio=options.essential_ratio, deadline=deadline,
+                                     discounts=evidence_discounts(work), budget=budget, result=result)
+    result.timings["rescue"] = time.perf_counter() - started - sum(result.timings.values())
+    _block(work, base_medium, array_medium, wells, genes, objective, options, budget, result, progress, deadline)
     result.timings["block"] = time.perf_counter() - started - sum(result.timings.values())
-    progress("verify", 0.9, "predicting every well after fitting")
+    progress("verify", 0.9, "predicting every well and deletion after fitting")
     result.after = predict(work, array_medium, compounds, options.uptake, objective)
     result.base_growth = (base_before, growth_on(work, base_medium, objective))
+    result.deletions_after = deletion_growth(work, base_medium, gene_ids, objective)
     result.quality = quality_checks(work, base_medium, carbon_free(base_medium, formulas), objective,
                                     options.threshold if base_before > options.threshold else 0.0)
+    _still_mismatched(result, wells, genes, options)
+    result.timings["verify"] = time.perf_counter() - started - sum(result.timings.values())
+    result.timings = {k: round(v, 3) for k, v in result.timings.items()}
+    return result
+
+
+def _lethal(work: cobra.Model, base_medium: Medium, genes: list[str], objective: str, options: ReconcileOptions
+            ) -> list[str]:
+    growth = deletion_growth(work, base_medium, genes, objective)
+    limit = options.essential_ratio * growth_on(work, base_medium, objective)
+    return [g for g in genes if growth[g] < limit]
+
+
+def _block(work: cobra.Model, base_medium: Medium, array_medium: Medium, wells: Sequence[Well],
+           genes: Sequence[Gene], objective: str, options: ReconcileOptions, budget: list[float],
+           result: Reconciliation, progress: Progress, deadline: SolverDeadline) -> None:
+    """One checked blocking run over the wells observed not to grow and the genes observed
+    essential whose deletion grows, protecting the base medium, the growing observed-growth wells
+    and the viable observed non-essential deletions (blocking.py)."""
+    middle = predict(work, array_medium, [w.compound for w in wells], options.uptake, objective)
+    extra = [w.compound for w in wells if not w.grows and grows(middle[w.compound], options.threshold)]
+    base_now = growth_on(work, base_medium, objective)
+    deletions = deletion_growth(work, base_medium, [g.gene for g in genes], objective)
+    limit = options.essential_ratio * base_now
+    bypassed = [g.gene for g in genes if g.essential and deletions[g.gene] >= limit]
+    for gene in [g for g in bypassed if not closed_by_gene(work, g)]:
+        bypassed.remove(gene)
+        result.unreconciled_genes.append(UnreconciledGene(gene, True, (
+            "its deletion closes no reaction (each of its reactions' gene rules holds without it: an isozyme or an "
+            "alternative subunit): only a gene rule change, not a block, would make it essential")))
+    if not extra and not bypassed:
+        return
+    progress("block", 0.6, f"blocking growth on {len(extra)} wells observed not to grow and {len(bypassed)} "
+                           "deletions observed lethal")
+    protected = {w.compound: well_medium(array_medium, w.compound, options.uptake) for w in wells
+                 if w.grows and grows(middle[w.compound], options.threshold)}
+    if result.base_growth[0] > options.threshold:
+        protected["base medium"] = dict(base_medium)
+    viable = [g.gene for g in genes if not g.essential and deletions[g.gene] >= limit]
+    protected.update({gene_key(g): dict(base_medium) for g in viable})
+    targets = {c: well_medium(array_medium, c, options.uptake) for c in extra}
+    targets.update({gene_key(g): dict(base_medium) for g in bypassed})
+    knockouts = {gene_key(g): closed_by_gene(work, g) for g in [*viable, *bypassed]}
+    limits = {gene_key(g): limit for g in [*viable, *bypassed]}
+    shared = {gene_key(g): "base medium" for g in viable} if "base medium" in protected else {}
+    Blocker(work, array_medium, protected, objective, options, budget, result, targets=targets,
+            knockouts=knockouts, limits=limits, shared=shared, deadline=deadline).run(list(targets))
+
+
+def _still_mismatched(result: Reconciliation, wells: Sequence[Well], genes: Sequence[Gene],
+                      options: ReconcileOptions) -> None:
     listed = {u.compound for u in result.unreconciled}
     for w in wells:
         if grows(result.after[w.compound], options.threshold) != w.grows and w.compound not in listed:
             result.unreconciled.append(Unreconciled(w.compound, w.grows, "still predicted "
                                                     + ("growth" if not w.grows else "no growth") + " after fitting"))
-    result.timings["verify"] = time.perf_counter() - started - sum(result.timings.values())
-    result.timings = {k: round(v, 3) for k, v in result.timings.items()}
-    return result
+    listed = {u.gene for u in result.unreconciled_genes}
+    essential = result.essential("after", options.essential_ratio)
+    for g in genes:
+        if (g.gene in essential) != g.essential and g.gene not in listed:
+            result.unreconciled_genes.append(UnreconciledGene(g.gene, g.essential, "still predicted " + (
+                "viable" if g.essential else "lethal") + " after fitting"))
 
 
 # ---- observed growth: one joint gapfill -------------------------------------------------------
@@ -147,8 +207,7 @@ def _add_for_growth(work: cobra.Model, base_medium: Medium, array_medium: Medium
                     objective: str, formulas: Mapping[str, str], facts: ReactionFacts, options: ReconcileOptions,
                     deadline: SolverDeadline, budget: list[float], result: Reconciliation) -> cobra.Model:
     target = options.threshold * TARGET_MARGIN
-    needed = {f"{c.reaction}0" for c in trna_ligases(template).values()}
-    excluded = {f"{r}_c0" for r in facts.imbalanced} - needed
+    excluded = excluded_reactions(template, facts)
     discounts = evidence_discounts(work)
     net = Network(work, template, deadline, excluded=excluded, discounts=discounts,
                   reversibility=facts.reversibility, deltag=facts.deltag)
@@ -190,7 +249,7 @@ def _add_for_growth(work: cobra.Model, base_medium: Medium, array_medium: Medium
     for reaction_id, signs in directions.items():
         reaction = trial.reactions.get_by_id(reaction_id)
         action = next(a for r, _, a in additions if r == reaction_id)
-        result.changes.append(Change(reaction_id, reaction.name, action, _arrow(signs), evidence_of(reaction),
+        result.changes.append(Change(reaction_id, reaction.name, action, arrow(signs), evidence_of(reaction),
                                      reaction.gene_reaction_rule, behind.get(reaction_id, [])))
     return trial
 
@@ -214,206 +273,3 @@ def _wells_using(model: cobra.Model, reactions: set[str], media: Mapping[str, Me
             if abs(fluxes.get(reaction_id, 0.0)) > ACTIVE:
                 behind.setdefault(reaction_id, []).append(compound)
     return behind
-
-
-def _arrow(signs: set[int]) -> str:
-    return "<>" if signs == {1, -1} else ">" if 1 in signs else "<"
-
-
-# ---- predicted growth, not observed: blocks, checked ---------------------------------------------
-
-
-class _Blocker:
-    """The greedy loop of the module docstring, on `model` in place. The array medium is applied
-    once for the whole loop (restored after it); each well or protected medium is solved with only
-    the exchange bounds by which it differs from it."""
-
-    def __init__(self, model: cobra.Model, array_medium: Medium, protected: dict[str, dict[str, tuple[float, float]]],
-                 objective: str, options: ReconcileOptions, budget: list[float], result: Reconciliation) -> None:
-        self.model, self.array_medium, self.objective, self.options = model, array_medium, objective, options
-        self.budget, self.result = budget, result
-        self.exchanges = media_ops.resolve_exchanges(model)
-        ids = sorted({i.reaction_id for i in self.exchanges})
-        self.saved = {rid: model.reactions.get_by_id(rid).bounds for rid in ids}
-        self.saved_objective = {r.id: r.objective_coefficient for r in model.reactions if r.objective_coefficient}
-        media_ops.apply_medium(model, array_medium, self.exchanges)
-        model.objective = objective
-        self.array_bounds = {rid: model.reactions.get_by_id(rid).bounds for rid in ids}
-        self.deltas: dict[str, dict[str, tuple[float, float]]] = {}
-        self.boundary = {r.id for r in model.boundary} | {objective}
-        self.protected = protected
-        self.solutions = {name: self._solve(name, medium, "fluxes")[1] for name, medium in protected.items()}
-        self.blocks: list[tuple[str, int]] = []  # in the order made
-        self.made_for: dict[tuple[str, int], list[str]] = {}
-        self.original: dict[str, tuple[float, float]] = {}
-
-    def _delta(self, key: str, medium: Mapping[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
-        """The exchange bounds by which `medium` differs from the array medium (found once)."""
-        if key not in self.deltas:
-            with self.model:
-                media_ops.apply_medium(self.model, medium, self.exchanges)
-                now = {rid: self.model.reactions.get_by_id(rid).bounds for rid in self.array_bounds}
-            self.deltas[key] = {rid: b for rid, b in now.items() if b != self.array_bounds[rid]}
-        return self.deltas[key]
-
-    def _solve(self, key: str, medium: Mapping[str, tuple[float, float]], how: str = "value"
-               ) -> tuple[float, dict[str, float]]:
-        """Growth on `medium` ('value'), with the fluxes of a solution ('fluxes') or of the
-        parsimonious one ('parsimonious')."""
-        from cobra.flux_analysis import pfba
-
-        with self.model:
-            for rid, bounds in self._delta(key, medium).items():
-                self.model.reactions.get_by_id(rid).bounds = bounds
-            if how == "value":
-                value = self.model.slim_optimize(error_value=float("nan"))
-                return (0.0 if math.isnan(value) else max(float(value), 0.0)), {}
-            if how == "parsimonious":
-                try:
-                    solution = pfba(self.model)
-                except Exception:  # infeasible
-                    return 0.0, {}
-                value = float(solution.fluxes[self.objective])
-            else:
-                solution = self.model.optimize()
-                if solution.status != "optimal":
-                    return 0.0, {}
-                value = float(solution.objective_value)
-            return max(value, 0.0), {r: float(v) for r, v in solution.fluxes.items() if abs(v) > ACTIVE}
-
-    def _restore(self) -> None:
-        for rid, bounds in self.saved.items():
-            if rid in self.model.reactions:
-                self.model.reactions.get_by_id(rid).bounds = bounds
-        self.model.objective = {self.model.reactions.get_by_id(r): c for r, c in self.saved_objective.items()
-                                if r in self.model.reactions}
-
-    def _set(self, reaction_id: str, sign: int, closed: bool) -> None:
-        reaction = self.model.reactions.get_by_id(reaction_id)
-        self.original.setdefault(reaction_id, reaction.bounds)
-        lower, upper = reaction.bounds
-        if sign > 0:
-            upper = 0.0 if closed else self.original[reaction_id][1]
-        else:
-            lower = 0.0 if closed else self.original[reaction_id][0]
-        reaction.bounds = (lower, upper)
-
-    def _safe(self, reaction_id: str, sign: int) -> bool:
-        """Block the direction if every protected medium still grows above the threshold."""
-        self._set(reaction_id, sign, True)
-        updated = {}
-        for name, fluxes in self.solutions.items():
-            if sign * fluxes.get(reaction_id, 0.0) <= ACTIVE:
-                continue  # its last solution does not use the direction: it still stands
-            value, new = self._solve(name, self.protected[name], "fluxes")
-            if value <= self.options.threshold:
-                self._set(reaction_id, sign, False)
-                return False
-            updated[name] = new
-        self.solutions.update(updated)
-        return True
-
-    def _growth(self, compound: str, parsimonious: bool = False) -> tuple[float, dict[str, float]]:
-        return self._solve(compound, well_medium(self.array_medium, compound, self.options.uptake),
-                           "parsimonious" if parsimonious else "value")
-
-    def run(self, wells: list[str]) -> None:
-        try:
-            self._run(wells)
-        finally:
-            self._restore()
-
-    def _run(self, wells: list[str]) -> None:
-        for compound in wells:
-            if self._growth(compound)[0] <= self.options.threshold:
-                continue  # an earlier block already stopped it
-            if self.budget[0] < 1:
-                self.result.unreconciled.append(Unreconciled(compound, False, "max_changes reached"))
-                continue
-            self._stop(compound)
-        self._record(wells)
-
-    def _stop(self, compound: str) -> None:
-        mine: list[tuple[str, int]] = []
-        tried: set[tuple[str, int]] = set()
-        for _ in range(MAX_BLOCKS_PER_WELL):
-            value, fluxes = self._growth(compound, parsimonious=True)
-            if value <= self.options.threshold:
-                break
-            candidates = [(rid, 1 if v > 0 else -1) for rid, v in fluxes.items()
-                          if rid not in self.boundary and (rid, 1 if v > 0 else -1) not in tried
-                          and evidence_of(self.model.reactions.get_by_id(rid)) != "genes"]
-            used = {name: {(r, 1 if v > 0 else -1) for r, v in f.items()} for name, f in self.solutions.items()}
-            candidates.sort(key=lambda d: (sum(d in u for u in used.values()), -abs(fluxes[d[0]]), d))
-            chosen = None
-            for direction in candidates[:MAX_TRIALS]:
-                tried.add(direction)
-                if self._safe(*direction):
-                    chosen = direction
-                    break
-            if chosen is None or len(mine) + 1 > self.budget[0]:
-                if chosen is not None:
-                    self._set(*chosen, False)
-                break
-            mine.append(chosen)
-        if self._growth(compound)[0] > self.options.threshold:
-            for direction in mine:
-                self._set(*direction, False)
-            self._conflicts(compound, self._growth(compound, parsimonious=True)[1])
-            return
-        for direction in reversed(list(mine)):  # re-open what turned out unnecessary
-            self._set(*direction, False)
-            if self._growth(compound)[0] > self.options.threshold:
-                self._set(*direction, True)
-            else:
-                mine.remove(direction)
-        self.budget[0] -= len(mine)
-        for direction in mine:
-            self.blocks.append(direction)
-            self.made_for[direction] = [compound]
-
-    def _conflicts(self, compound: str, fluxes: Mapping[str, float]) -> None:
-        """Gene-backed directions whose block alone would stop the well without breaking a
-        protected medium: listed, never applied."""
-        found = []
-        backed = [(rid, 1 if v > 0 else -1) for rid, v in sorted(fluxes.items(), key=lambda i: -abs(i[1]))
-                  if rid not in self.boundary and evidence_of(self.model.reactions.get_by_id(rid)) == "genes"]
-        for rid, sign in backed[:MAX_CONFLICTS_TESTED]:
-            self._set(rid, sign, True)
-            stops = self._growth(compound)[0] <= self.options.threshold
-            self._set(rid, sign, False)
-            if stops and self._safe(rid, sign):
-                self._set(rid, sign, False)
-                reaction = self.model.reactions.get_by_id(rid)
-                found.append(Conflict(rid, reaction.name, ">" if sign > 0 else "<", reaction.gene_reaction_rule,
-                                      [compound]))
-        self.result.conflicts += found
-        self.result.unreconciled.append(Unreconciled(compound, False, (
-            f"only blocking gene-backed reactions would stop it ({', '.join(c.reaction for c in found)}: listed as "
-            "conflicts)") if found else "no reaction without genome evidence can be blocked without stopping growth "
-                                        "on an observed-growth well or the base medium"))
-
-    def _record(self, wells: list[str]) -> None:
-        stopped = [c for c in wells if self._growth(c)[0] <= self.options.threshold]
-        for direction in self.blocks:  # the other wells a block stops: re-opening it alone lets them grow
-            self._set(*direction, False)
-            for compound in stopped:
-                if compound not in self.made_for[direction] and self._growth(compound)[0] > self.options.threshold:
-                    self.made_for[direction].append(compound)
-            self._set(*direction, True)
-        by_reaction: dict[str, list[tuple[str, int]]] = {}
-        for rid, sign in self.blocks:
-            by_reaction.setdefault(rid, []).append((rid, sign))
-        emptied = []
-        for rid, directions in by_reaction.items():
-            reaction = self.model.reactions.get_by_id(rid)
-            closed = reaction.lower_bound == 0 and reaction.upper_bound == 0
-            signs = {s for _, s in directions}
-            wells_behind = list(dict.fromkeys(c for d in directions for c in self.made_for[d]))
-            reaction.notes["gemflux_reconcile_blocked"] = json.dumps({"directions": _arrow(signs),
-                                                                     "wells": wells_behind})
-            self.result.changes.append(Change(rid, reaction.name, "removed" if closed else "blocked", _arrow(signs),
-                                              evidence_of(reaction), reaction.gene_reaction_rule, wells_behind))
-            if closed:
-                emptied.append(reaction)
-        self.model.remove_reactions(emptied)

@@ -10,7 +10,16 @@ from fastmcp import Context, FastMCP
 from fastmcp.dependencies import Depends
 from pydantic import Field
 
-from gem_flux_mcp.rules.catalog import HoldoutFractionArg, MaxChangesArg, ObservedThresholdArg, PanelArg, SeedArg
+from gem_flux_mcp.rules.catalog import (
+    EssentialGenesArg,
+    FitnessThresholdArg,
+    HoldoutFractionArg,
+    MaxChangesArg,
+    NonessentialGenesArg,
+    ObservedThresholdArg,
+    PanelArg,
+    SeedArg,
+)
 from gem_flux_mcp.server.dependencies import Caller, current_caller
 from gem_flux_mcp.server.tools.common import CREATES, MediaId, ModelId, tool
 from gem_flux_mcp.server.tools.running import run_job
@@ -27,7 +36,8 @@ def register(mcp: FastMCP) -> None:
             "reference sources (glucose for carbon) are taken out, each well adds its compound; the fit keeps "
             "growth on the full base medium if it had it"))],
         observed: Annotated[dict[str, bool] | None, Field(
-            description="Observed growth {compound id or name: true if it grows}; or give a plate file")] = None,
+            description="Observed growth {compound id or name: true if it grows}; or give a plate file; may be left "
+                        "out when gene observations are given")] = None,
         observed_file_path: Annotated[str | None, Field(
             description="A plate file (CSV/TSV) inside the server's allowed folders: a compound column (ModelSEED "
                         "id or name) or a well column (PM1-A2 style), and a growth column (yes/no, 1/0, +/-, or a "
@@ -36,7 +46,7 @@ def register(mcp: FastMCP) -> None:
             description="The plate file sent inline instead of a path; text, or base64 with "
                         "content_encoding='base64'")] = None,
         content_encoding: Annotated[Literal["text", "base64"], Field(
-            description="How observed_content is sent")] = "text",
+            description="How observed_content and genes_content are sent")] = "text",
         threshold: Annotated[ObservedThresholdArg, Field(
             description="For numeric plate values (OD, area): growth above it")] = None,
         panel: Annotated[PanelArg, Field(
@@ -48,19 +58,39 @@ def register(mcp: FastMCP) -> None:
             description="Hold out this fraction of the wells (e.g. 0.3): fit on the rest and report agreement on "
                         "the held-out wells before and after")] = None,
         seed: Annotated[SeedArg, Field(description="Random seed of the holdout split")] = None,
+        essential_genes: Annotated[EssentialGenesArg, Field(
+            description="Genes observed essential on the base medium (model gene ids or locus tags)")] = None,
+        nonessential_genes: Annotated[NonessentialGenesArg, Field(
+            description="Genes observed non-essential on the base medium")] = None,
+        genes_file_path: Annotated[str | None, Field(
+            description="A gene table (CSV/TSV) inside the server's allowed folders, instead of the gene lists: a "
+                        "gene column (gene, locus_tag) and an essential column (yes/no, 1/0, essential/"
+                        "non-essential) or a fitness column with fitness_threshold")] = None,
+        genes_content: Annotated[str | None, Field(
+            description="The gene table sent inline instead of a path")] = None,
+        fitness_threshold: Annotated[FitnessThresholdArg, Field(
+            description="For a gene table's fitness values: essential below it")] = None,
         caller: Caller = Depends(current_caller),
     ) -> results.ReconcileResult:
-        """Fit a model to a lab's observed growth (a Biolog plate): one joint gapfill adds what the
-        wells that grow need, blocked directions among reactions without genome evidence stop growth
-        on the wells that do not (gene-backed reactions are listed as conflicts, never removed). Saves
-        a new revision '<id>.rec' whose reasons name the wells; answers agreement (MCC, TP/FP/TN/FN)
-        before and after, on the fitted and held-out wells, then the changes and the wells it could
-        not reconcile. Runs in a worker process with progress."""
+        """Fit a model to a lab's observed growth (a Biolog plate) and gene essentiality (a
+        transposon screen): one joint gapfill adds what the wells that grow need, a gapfill per gene
+        adds an alternative for each non-essential gene whose deletion is lethal; blocked directions
+        among reactions without genome evidence stop growth on the wells that do not and the bypasses
+        of essential genes (gene-backed reactions are listed as conflicts, never removed). Saves a new
+        revision '<id>.rec' whose reasons name the wells and genes; answers growth and essentiality
+        agreement (MCC, TP/FP/TN/FN) before and after, on the fitted and held-out observations, then
+        the changes and what it could not reconcile. Runs in a worker process with progress."""
         path = (caller.files.resolve(observed_file_path, param="observed_file_path", must_exist=True)
                 if observed_file_path else None)
+        genes_path = (caller.files.resolve(genes_file_path, param="genes_file_path", must_exist=True)
+                      if genes_file_path else None)
         text = await anyio.to_thread.run_sync(reconcile.plate_text, path, observed_content, content_encoding)
+        genes_text = await anyio.to_thread.run_sync(reconcile.plate_text, genes_path, genes_content,
+                                                    content_encoding, "genes")
         return await run_job(
             ctx, caller, lambda ws: reconcile.prepare_reconcile(
-                ws, model_id, base_media_id, observed, text, panel, max_changes, holdout_fraction, seed, threshold),
+                ws, model_id, base_media_id, observed, text, panel, max_changes, holdout_fraction, seed, threshold,
+                essential_genes, nonessential_genes, genes_text, fitness_threshold),
             reconcile.store_reconcile, abandon=reconcile.abandon_reconcile,  # the reserved id is free again
-            done=lambda a: f"{a.changes_total} changes; {a.summary.unreconciled} wells not reconciled")
+            done=lambda a: f"{a.changes_total} changes; {a.summary.unreconciled} wells and "
+                           f"{a.summary.genes_unreconciled} genes not reconciled")
