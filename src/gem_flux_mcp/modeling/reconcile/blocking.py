@@ -69,6 +69,23 @@ def arrow(signs: set[int]) -> str:
     return "<>" if signs == {1, -1} else ">" if 1 in signs else "<"
 
 
+def addition_changes(model: cobra.Model, additions: list[tuple[str, int, str]], wells: Mapping[str, list[str]],
+                     deletions: list[str]) -> list[Change]:
+    """One Change per reaction a gapfill added or reversed ((reaction, direction, action) rows,
+    both directions of one reaction merged), naming the wells (per reaction) and the observed
+    genes behind it."""
+    directions: dict[str, set[int]] = {}
+    for reaction_id, sign, _ in additions:
+        directions.setdefault(reaction_id, set()).add(sign)
+    changes = []
+    for reaction_id, signs in directions.items():
+        reaction = model.reactions.get_by_id(reaction_id)
+        action = next(a for r, _, a in additions if r == reaction_id)
+        changes.append(Change(reaction_id, reaction.name, action, arrow(signs), evidence_of(reaction),
+                              reaction.gene_reaction_rule, wells.get(reaction_id, []), list(deletions)))
+    return changes
+
+
 class Blocker:
     """The greedy loop on `model` in place. The array medium is applied once for the whole loop
     (restored after it); each case is solved with only the exchange bounds by which its medium

@@ -51,7 +51,7 @@ from gem_flux_mcp.modeling.gapfill.network import (
     ReactionFacts,
 )
 from gem_flux_mcp.modeling.phenotypes import growth_phenotypes
-from gem_flux_mcp.modeling.reconcile.blocking import Blocker, arrow, evidence_of, gene_key
+from gem_flux_mcp.modeling.reconcile.blocking import Blocker, addition_changes, gene_key
 from gem_flux_mcp.modeling.reconcile.genes import (
     EMPTY_MEDIUM,
     deletion_growth,
@@ -59,7 +59,6 @@ from gem_flux_mcp.modeling.reconcile.genes import (
     rescue,
 )
 from gem_flux_mcp.modeling.reconcile.records import (
-    Change,
     Gene,
     ReconcileOptions,
     Reconciliation,
@@ -243,14 +242,7 @@ def _add_for_growth(work: cobra.Model, base_medium: Medium, array_medium: Medium
         return work
     budget[0] -= len({r for r, _, _ in additions})
     behind = _wells_using(trial, {r for r, _, _ in additions}, media, reachable, objective)
-    directions: dict[str, set[int]] = {}
-    for reaction_id, sign, _ in additions:
-        directions.setdefault(reaction_id, set()).add(sign)
-    for reaction_id, signs in directions.items():
-        reaction = trial.reactions.get_by_id(reaction_id)
-        action = next(a for r, _, a in additions if r == reaction_id)
-        result.changes.append(Change(reaction_id, reaction.name, action, arrow(signs), evidence_of(reaction),
-                                     reaction.gene_reaction_rule, behind.get(reaction_id, [])))
+    result.changes += addition_changes(trial, additions, behind, [])
     return trial
 
 

@@ -40,8 +40,8 @@ from gem_flux_mcp.modeling.fluxlp import SolverDeadline
 from gem_flux_mcp.modeling.gapfill.checks import atp_with_nothing, carbon_free, growth_on
 from gem_flux_mcp.modeling.gapfill.genome_scale import gapfill_genome_scale
 from gem_flux_mcp.modeling.gapfill.network import EMPTY_THRESHOLD, AtpTest, GapfillOptions, Medium, ReactionFacts
-from gem_flux_mcp.modeling.reconcile.blocking import arrow, evidence_of
-from gem_flux_mcp.modeling.reconcile.records import Change, Reconciliation, UnreconciledGene
+from gem_flux_mcp.modeling.reconcile.blocking import addition_changes
+from gem_flux_mcp.modeling.reconcile.records import Reconciliation, UnreconciledGene
 from gem_flux_mcp.modeling.translation import trna_ligases
 
 if TYPE_CHECKING:
@@ -123,13 +123,6 @@ def rescue(work: cobra.Model, base_medium: Medium, genes: Sequence[str], templat
                 "the deletion closes")))
             continue
         budget[0] -= count
-        directions: dict[str, set[int]] = {}
-        for reaction_id, sign, _ in additions:
-            directions.setdefault(reaction_id, set()).add(sign)
-        for reaction_id, signs in directions.items():
-            reaction = trial.reactions.get_by_id(reaction_id)
-            action = next(a for r, _, a in additions if r == reaction_id)
-            result.changes.append(Change(reaction_id, reaction.name, action, arrow(signs), evidence_of(reaction),
-                                         reaction.gene_reaction_rule, [], [gene]))
+        result.changes += addition_changes(trial, additions, {}, [gene])
         work = trial
     return work
