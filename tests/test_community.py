@@ -51,6 +51,17 @@ def prototroph() -> cobra.Model:
     return small_member("proto", makes=(LYSINE, ARGININE), needs=())
 
 
+async def store_three_members(client: Any, folder: Path) -> str:
+    """The two auxotrophs and the prototroph imported as lysminus.draft, argminus.draft and
+    proto.draft, and a glucose medium; returns the medium's id."""
+    for model in (lysine_auxotroph(), arginine_auxotroph(), prototroph()):
+        save_json_model(model, str(folder / f"{model.id}.json"))
+    for name in ("lys_minus", "arg_minus", "proto"):
+        await call(client, "import_model", {"file_path": f"{name}.json", "model_name": name.replace("_", "")})
+    answer = await call(client, "build_media", {"compounds": [GLUCOSE], "custom_bounds": {GLUCOSE: [-UPTAKE, 1000.0]}})
+    return str(answer["media_id"])
+
+
 def alone_on_glucose(model: cobra.Model) -> float:
     """FBA growth by hand: glucose up to UPTAKE, nothing else taken up."""
     with model:
@@ -333,13 +344,8 @@ def test_community_command(server_env: dict[str, str], tmp_path: Path) -> None:
 
 @pytest.mark.anyio
 async def test_list_and_delete_communities(server_env: dict[str, str], tmp_path: Path) -> None:
-    for model in (lysine_auxotroph(), arginine_auxotroph(), prototroph()):
-        save_json_model(model, str(tmp_path / f"{model.id}.json"))
     async with in_process_client(server_env) as client:
-        for name in ("lys_minus", "arg_minus", "proto"):
-            await call(client, "import_model", {"file_path": f"{name}.json", "model_name": name.replace("_", "")})
-        glucose = (await call(client, "build_media", {"compounds": [GLUCOSE],
-                                                      "custom_bounds": {GLUCOSE: [-UPTAKE, 1000.0]}}))["media_id"]
+        glucose = await store_three_members(client, tmp_path)
         empty = await call(client, "list_communities", {})
         assert empty["total_communities"] == 0 and empty["communities"] == [] and empty["next_offset"] is None
         pair = ["lysminus.draft", "argminus.draft"]
@@ -449,13 +455,8 @@ async def test_run_community_samples_in_the_background(server_env: dict[str, str
     """run_community_samples on a stored community: a background batch of one Dask task per sample,
     followed with get_batch_status; each sample's growth is MICOM's on that sample's members; a
     rerun into the same folder skips every sample; bad samples are refused before anything runs."""
-    for model in (lysine_auxotroph(), arginine_auxotroph(), prototroph()):
-        save_json_model(model, str(tmp_path / f"{model.id}.json"))
     async with in_process_client(server_env) as client:
-        for name in ("lys_minus", "arg_minus", "proto"):
-            await call(client, "import_model", {"file_path": f"{name}.json", "model_name": name.replace("_", "")})
-        glucose = (await call(client, "build_media", {"compounds": [GLUCOSE],
-                                                      "custom_bounds": {GLUCOSE: [-UPTAKE, 1000.0]}}))["media_id"]
+        glucose = await store_three_members(client, tmp_path)
         lys, arg, proto = "lysminus.draft", "argminus.draft", "proto.draft"
         await call(client, "build_community", {"model_ids": [lys, arg, proto], "community_name": "trio"})
         request = {"community_id": "trio", "media_id": glucose, "out_dir": "samples_out", "workers": 2,

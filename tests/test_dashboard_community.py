@@ -14,14 +14,13 @@ from typing import Any
 
 import httpx
 import pytest
-from cobra.io import save_json_model
 from starlette.applications import Starlette
 
 from gem_flux_mcp.server import dashboard
 from gem_flux_mcp.server.app import create_app
 from mcp_client import call, in_process_client
 from models import ARGININE, GLUCOSE, LYSINE
-from test_community import UPTAKE, arginine_auxotroph, lysine_auxotroph, prototroph
+from test_community import store_three_members
 
 PAIR = ["lysminus.draft", "argminus.draft"]
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -49,13 +48,8 @@ def table_rows(page: str, table_id: str) -> list[list[str]]:
 
 @pytest.mark.anyio
 async def test_the_community_page_draws_who_feeds_whom(server_env: dict[str, str], tmp_path: Path) -> None:
-    for model in (lysine_auxotroph(), arginine_auxotroph(), prototroph()):
-        save_json_model(model, str(tmp_path / f"{model.id}.json"))
     async with in_process_client(server_env) as client:
-        for name in ("lys_minus", "arg_minus", "proto"):
-            await call(client, "import_model", {"file_path": f"{name}.json", "model_name": name.replace("_", "")})
-        glucose = (await call(client, "build_media", {"compounds": [GLUCOSE],
-                                                      "custom_bounds": {GLUCOSE: [-UPTAKE, 1000.0]}}))["media_id"]
+        glucose = await store_three_members(client, tmp_path)
         await call(client, "build_community", {"model_ids": PAIR, "abundances": [3, 7], "community_name": "pair"})
         await call(client, "build_community", {"model_ids": [*PAIR, "proto.draft"], "community_name": "trio"})
         grown = await call(client, "run_community", {"community_id": "pair", "media_id": glucose,
