@@ -198,6 +198,59 @@ def test_limiting_compounds_as_micom_grows_on_the_halved_medium(tmp_path: Path) 
             assert halved == pytest.approx(base, abs=1e-6), row
 
 
+def test_a_kept_community_answers_as_one_built_anew(tmp_path: Path) -> None:
+    """A worker's next job on the same members borrows the community built before
+    (modeling/community/reuse.py): with other abundances, another medium and after knockouts, its
+    answers equal MICOM's own community built for them; what a job changed is undone after it, and
+    a job that failed leaves nothing kept."""
+    from gem_flux_mcp.modeling.community.reuse import community_of, forget
+
+    forget()
+    models = [lysine_auxotroph(), arginine_auxotroph(), prototroph()]
+
+    def members(abundances: list[float]) -> list[Member]:
+        return [Member(m.id, a, to_json(m)) for m, a in zip(models, abundances, strict=True)]
+
+    glucose = {GLUCOSE: (-UPTAKE, 1000.0)}
+    with community_of(members([1.0, 1.0, 1.0]), "first") as (community, taxa, reused):
+        assert not reused
+        built = {r.id: r.bounds for r in community.exchanges}  # MICOM's: every exchange open
+        put_community_on_medium(community, glucose)
+        member_knockouts(community, taxa, None, 0.5)
+    for abundances in ([3.0, 7.0, 1.0], [1.0, 1.0, 1.0]):
+        with community_of(members(abundances), "again") as (community, taxa, reused):
+            assert reused
+            put_community_on_medium(community, glucose)
+            grown = cooperative_growth(community, taxa, 0.5)
+        direct = micom_direct([lysine_auxotroph(), arginine_auxotroph(), prototroph()], abundances, tmp_path)
+        solution = direct.cooperative_tradeoff(fraction=0.5, fluxes=True, pfba=True)
+        assert grown.community_growth == pytest.approx(solution.growth_rate, abs=TOLERANCE)
+        assert {m["member"]: m["growth_rate"] for m in grown.members} == pytest.approx(
+            {t: solution.members.at[t, "growth_rate"] for t in taxa}, abs=TOLERANCE)
+        for row in grown.exchanges:
+            assert row["flux"] == pytest.approx(abs(solution.fluxes.at[row["member"], f"EX_{row['compound_id']}_e0"]),
+                                                abs=TOLERANCE)
+
+    # the medium of the last job is gone; offered only lysine and arginine, nobody has a carbon source
+    with community_of(members([1.0, 1.0, 1.0]), "bare") as (community, taxa, reused):
+        assert reused and {r.id: r.bounds for r in community.exchanges} == built
+        put_community_on_medium(community, {LYSINE: (-5.0, 1000.0), ARGININE: (-5.0, 1000.0)})
+        assert cooperative_growth(community, taxa, 0.5).community_growth == 0.0
+        assert community.reactions.get_by_id(f"EX_{LYSINE}_m").lower_bound == -5.0
+    with community_of(members([1.0, 1.0, 1.0]), "after") as (community, taxa, reused):
+        assert reused and {r.id: r.bounds for r in community.exchanges} == built
+
+    with pytest.raises(RuntimeError), community_of(members([1.0, 1.0, 1.0]), "failing") as (community, _, reused):
+        assert reused
+        raise RuntimeError("a job that fails")
+    with community_of(members([1.0, 1.0, 1.0]), "fresh") as (_, _, reused):
+        assert not reused  # built anew after the failure
+    with community_of([Member(m.id, 1.0, to_json(m)) for m in models[:2]],
+                      "pair") as (community, taxa, reused):
+        assert not reused and sorted(taxa) == ["arg_minus", "lys_minus"]  # other members: built anew
+    forget()
+
+
 def test_member_checks_and_abundances() -> None:
     assert relative_abundances(None, 4) == [0.25] * 4
     assert relative_abundances([1, 3], 2) == [0.25, 0.75]
@@ -448,6 +501,38 @@ def test_many_samples_as_one_dask_batch(server_env: dict[str, str], tmp_path: Pa
     table.write_text("sample\tlys_minus\tnobody\npair\t3\t7\n")
     refused = subprocess.run(command, capture_output=True, text=True, timeout=120, env=server_env)
     assert refused.returncode == 1 and "INVALID_ABUNDANCES" in refused.stderr
+
+
+def test_samples_on_one_worker_share_a_community_and_a_failed_sample_exits_3(server_env: dict[str, str],
+                                                                             tmp_path: Path) -> None:
+    """On one worker, the second sample of the same members (run next, whatever the table's order)
+    grows on the community built for the first, its abundances set anew, with MICOM's answer for
+    its own abundances; a member that cannot meet its own demands fails its sample
+    (COMMUNITY_INFEASIBLE) without stopping the others, and the command exits 3."""
+    stuck = lysine_auxotroph()
+    stuck.id = "stuck"
+    stuck.reactions.get_by_id(f"transport_{LYSINE}_c0").lower_bound = 1.0  # must take up lysine; none is offered
+    for model in (lysine_auxotroph(), arginine_auxotroph(), stuck):
+        save_json_model(model, str(tmp_path / f"{model.id}.json"))
+    (tmp_path / "glucose.json").write_text(json.dumps({"compounds": {GLUCOSE: {"bounds": [-UPTAKE, 1000.0]}}}))
+    table = tmp_path / "samples.tsv"
+    table.write_text("sample\tlys_minus\targ_minus\tstuck\nfirst\t3\t7\t0\nstuck\t0\t0\t1\nsecond\t7\t3\t0\n")
+    proc = subprocess.run([GEM_FLUX, "community", *(str(tmp_path / f"{m}.json") for m in ("lys_minus", "arg_minus",
+                                                                                          "stuck")),
+                           "--medium", str(tmp_path / "glucose.json"), "--samples", str(table), "--out-dir",
+                           str(tmp_path / "out"), "--workers", "1", "--json"],
+                          capture_output=True, text=True, timeout=600, env=server_env)
+    assert proc.returncode == 3, proc.stderr
+    rows = {r["sample"]: r for r in json.loads(proc.stdout)["samples"]}
+    assert rows["stuck"]["status"] == "failed" and rows["stuck"]["error_code"] == "COMMUNITY_INFEASIBLE"
+    assert rows["first"]["status"] == rows["second"]["status"] == "ok"
+    assert sorted([rows["first"]["community_reused"], rows["second"]["community_reused"]]) == [False, True]
+    for sample, abundances in (("first", [0.3, 0.7]), ("second", [0.7, 0.3])):
+        solution = micom_direct([lysine_auxotroph(), arginine_auxotroph()], abundances, tmp_path).cooperative_tradeoff(
+            fraction=0.5)
+        assert rows[sample]["community_growth"] == pytest.approx(solution.growth_rate, abs=TOLERANCE)
+        assert rows[sample]["member_growth"] == pytest.approx(
+            {t: solution.members.at[t, "growth_rate"] for t in ("lys_minus", "arg_minus")}, abs=TOLERANCE)
 
 
 @pytest.mark.anyio

@@ -10,7 +10,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from gem_flux_mcp.cli.errors import report_error
+from gem_flux_mcp.cli.errors import EXIT_UNFINISHED, report_error
 from gem_flux_mcp.cli.genome_options import add_genome_options
 from gem_flux_mcp.cli.options import add_rule_option
 from gem_flux_mcp.cli.progress import progress_reporter
@@ -22,7 +22,6 @@ from gem_flux_mcp.server.access import LOCAL_WORKSPACE
 if TYPE_CHECKING:
     from gem_flux_mcp.services.batch import ClusterLost
 
-EXIT_UNFINISHED = 3  # a genome failed, or the batch stopped before every genome was built
 
 
 def add_parser(sub: Any) -> None:

@@ -176,7 +176,8 @@ def _samples(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
               for r in outcome.rows[:50]]
     lines.append(f"wrote {outcome.files['samples_tsv']}")
     return {"lines": lines, "samples": outcome.rows, "counts": outcome.counts, "files": outcome.files,
-            "cluster": outcome.cluster, "seconds": outcome.seconds}
+            "cluster": outcome.cluster, "seconds": outcome.seconds,
+            "unfinished": outcome.cancelled or any(r["status"] != "ok" for r in outcome.rows)}
 
 
 def _community(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:

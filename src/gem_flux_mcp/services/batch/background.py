@@ -152,9 +152,7 @@ class BatchJobs:
             job.files, job.cluster = outcome.files, outcome.cluster
             status = "cancelled" if outcome.cancelled else "finished"
         except GemFluxError as exc:  # ClusterLost too: the genomes finished so far are in job.rows
-            if isinstance(exc, ClusterLost):
-                job.files, job.cluster = exc.files, exc.cluster
-            job.error, status = exc.envelope(), "failed"
+            status = self._failed(job, exc)
         except Exception as exc:  # the thread must record why, whatever happens
             log.exception("batch %s failed", job.job_id)
             job.error, status = GemFluxError(ErrorCode.BATCH_TASK_FAILED, f"{type(exc).__name__}: {exc}").envelope(), \
@@ -179,13 +177,21 @@ class BatchJobs:
         try:
             job.files, job.cluster, cancelled = run(on_row, job.cancel)
             status = "cancelled" if cancelled else "finished"
-        except GemFluxError as exc:
-            job.error, status = exc.envelope(), "failed"
+        except GemFluxError as exc:  # ClusterLost too: the rows finished so far are in job.rows
+            status = self._failed(job, exc)
         except Exception as exc:  # the thread must record why, whatever happens
             log.exception("batch %s failed", job.job_id)
             job.error, status = GemFluxError(ErrorCode.BATCH_TASK_FAILED, f"{type(exc).__name__}: {exc}").envelope(), \
                 "failed"
         self._end(job, status)
+
+    @staticmethod
+    def _failed(job: BatchJob, exc: GemFluxError) -> Status:
+        """A batch that stopped on an error; one whose cluster went away keeps its files' paths."""
+        if isinstance(exc, ClusterLost):
+            job.files, job.cluster = exc.files, exc.cluster
+        job.error = exc.envelope()
+        return "failed"
 
     @staticmethod
     def _end(job: BatchJob, status: Status) -> None:

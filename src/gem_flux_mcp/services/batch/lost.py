@@ -27,7 +27,8 @@ class ClusterLost(ServerError):
     """The batch stopped because its cluster went away; what finished, and where it is."""
 
     def __init__(self, cause: Cause, cluster: str, counts: dict[str, int], total: int, out_dir: Path,
-                 files: dict[str, str], unfinished: list[str]) -> None:
+                 files: dict[str, str], unfinished: list[str], noun: str = "genomes",
+                 listing: str = "summary_tsv") -> None:
         self.cause, self.cluster, self.counts, self.out_dir, self.files = cause, cluster, counts, out_dir, files
         self.total = total
         self.finished = sum(counts.values())
@@ -36,9 +37,9 @@ class ClusterLost(ServerError):
                      f"every Dask worker went away and none came back for {NO_WORKERS_GRACE_S:.0f} s ({cluster})")
         super().__init__(
             ErrorCode.BATCH_SCHEDULER_UNREACHABLE if cause == "scheduler_lost" else ErrorCode.WORKER_DIED,
-            f"The batch stopped: {self.what}. {self.finished} of {total} genomes had finished, {self.left} had "
-            f"not. The finished ones are in {out_dir} ({files['summary_tsv']} lists them); the same batch "
-            "started again into the same folder resumes it: finished genomes are skipped, the others built.",
+            f"The batch stopped: {self.what}. {self.finished} of {total} {noun} had finished, {self.left} had "
+            f"not. The finished ones are in {out_dir} ({files[listing]} lists them); the same batch "
+            f"started again into the same folder resumes it: finished {noun} are skipped, the others run.",
             details={"cause": cause, "cluster": cluster, "total": total, "finished": self.finished,
                      "not_finished": self.left, "counts": counts, "out_dir": str(out_dir), "files": files,
                      "unfinished": unfinished[:MAX_LISTED_UNFINISHED], "resumable": True},

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import gem_flux_mcp.services.batch.outputs as outputs
 from gem_flux_mcp.error_codes import ErrorCode
@@ -39,6 +39,7 @@ ALLOWED_WORKER_DEATHS = 1  # a genome is retried once when its worker dies, then
 CONNECT_TIMEOUT_S = 10
 POLL_S = 1.0  # how often a running batch looks at its cancel flag
 MAX_LISTED_RUNNING = 10  # unfinished genomes named in the progress
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -188,7 +189,6 @@ def run_batch(spec: BatchSpec, *, workers: int = 2, scheduler: str | None = None
     sees each finished row (in the order they finish; a row it changes is kept changed),
     `on_progress` the running counts; setting `cancel` stops the batch (finished genomes stay).
     ClusterLost when the cluster goes away before the end (the summary is written first)."""
-    dist = _distributed()
     started = time.perf_counter()
     spec.out_dir.mkdir(parents=True, exist_ok=True)
     # each worker's homology search gets its share of the cores, so N workers never run N aligners
@@ -209,34 +209,22 @@ def run_batch(spec: BatchSpec, *, workers: int = 2, scheduler: str | None = None
         with dask_client(workers, scheduler) as (client, cluster):
             futures = {client.submit(reconstruct_genome, task, key=f"genome-{task.name}-{task.settings_key[:12]}",
                                      pure=False): task for task in todo}
-            remaining = set(futures)
-            watch = WorkerWatch(client)
-            while remaining:
+
+            def running(remaining: set[Any]) -> None:
                 progress.running = [t.name for f, t in futures.items() if f in remaining][:MAX_LISTED_RUNNING]
-                if cancel is not None and cancel.is_set():
-                    cancelled = True
-                    client.cancel(list(remaining))
-                    break
-                try:
-                    finished = _wait_any(dist, remaining)
-                    if not finished and watch.gone():
-                        lost = "workers_gone"
-                        break
-                    results = {future: _result(future) for future in finished}
-                except (CancelledError, OSError):  # Dask cancels every future when the scheduler is lost
-                    lost = "scheduler_lost"
-                    break
-                for future, result in results.items():
-                    remaining.discard(future)
-                    row = result if isinstance(result, dict) else failed_row(futures[future], result)
-                    if on_genome is not None:
-                        on_genome(row)
-                    rows[row["genome"]] = row
-                    progress.done += row["status"] == "ok"
-                    progress.failed += row["status"] != "ok"
-                    progress.last = row["genome"]
-                    if on_progress is not None:
-                        on_progress(progress)
+
+            def finished(task: GenomeTask, result: dict[str, Any] | Exception) -> None:
+                row = result if isinstance(result, dict) else failed_row(task, result)
+                if on_genome is not None:
+                    on_genome(row)
+                rows[row["genome"]] = row
+                progress.done += row["status"] == "ok"
+                progress.failed += row["status"] != "ok"
+                progress.last = row["genome"]
+                if on_progress is not None:
+                    on_progress(progress)
+
+            cancelled, lost = await_tasks(client, futures, finished, cancel, running)
     ordered = [rows[g.name] for g in spec.inputs if g.name in rows]
     not_run = [g.name for g in spec.inputs if g.name not in rows]
     seconds = round(time.perf_counter() - started, 2)
@@ -248,6 +236,35 @@ def run_batch(spec: BatchSpec, *, workers: int = 2, scheduler: str | None = None
     if lost is not None:
         raise ClusterLost(lost, cluster, outcome.counts, len(spec.inputs), spec.out_dir, files, not_run)
     return outcome
+
+
+def await_tasks(client: Any, futures: Mapping[Any, T], on_result: Callable[[T, dict[str, Any] | Exception], None],
+                cancel: threading.Event | None = None, before_wait: Callable[[set[Any]], None] | None = None
+                ) -> tuple[bool, Cause | None]:
+    """Wait for every task of a batch (`futures`: {Dask future: its task}); `on_result` sees each
+    task with its row, or with why it did not return (its workers died), as they finish. Returns
+    (cancelled, why the cluster was lost or None): setting `cancel` cancels the tasks left; the
+    scheduler's connection lost, or a cluster without workers for a while, stops the wait."""
+    dist = _distributed()
+    remaining = set(futures)
+    watch = WorkerWatch(client)
+    while remaining:
+        if before_wait is not None:
+            before_wait(remaining)
+        if cancel is not None and cancel.is_set():
+            client.cancel(list(remaining))
+            return True, None
+        try:
+            finished = _wait_any(dist, remaining)
+            if not finished and watch.gone():
+                return False, "workers_gone"
+            results = {future: _result(future) for future in finished}
+        except (CancelledError, OSError):  # Dask cancels every future when the scheduler is lost
+            return False, "scheduler_lost"
+        for future, result in results.items():
+            remaining.discard(future)
+            on_result(futures[future], result)
+    return False, None
 
 
 def _result(future: Any) -> dict[str, Any] | Exception:

@@ -43,19 +43,15 @@ class CommunityGrowthJob(CommunityOnMedium):
 
     def run(self, settings: Settings, progress: Progress) -> CommunityGrowthOutcome:
         from gem_flux_mcp.modeling.community import cooperative_growth, limiting_compounds
-        from gem_flux_mcp.modeling.solver_memory import release_model
 
         started = time.perf_counter()
-        community, taxa, build_seconds = self.load(progress)
-        try:
+        with self.on_medium(progress) as (community, taxa, build_seconds):
             progress("tradeoff", 0.5, "cooperative tradeoff")
             grown = cooperative_growth(community, taxa, self.tradeoff)
             limiting = None
             if self.limiting:
                 progress("limiting", 0.8, "medium compounds that limit growth")
                 limiting = limiting_compounds(community, self.tradeoff)
-        finally:
-            release_model(community)
         return CommunityGrowthOutcome(grown, build_seconds, time.perf_counter() - started, limiting)
 
 

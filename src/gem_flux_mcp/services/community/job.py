@@ -6,6 +6,8 @@ and there the MICOM community built and put on the medium."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,15 +27,19 @@ class CommunityOnMedium:
     members: tuple[Member, ...]
     medium_missing: tuple[str, ...]  # medium compounds no member exchanges
 
-    def load(self, progress: Progress) -> tuple[Any, dict[str, str], float]:
-        """(the MICOM community on the medium, {taxon: member id}, seconds it took to build)."""
-        from gem_flux_mcp.modeling.community import build_micom_community, put_community_on_medium
+    @contextmanager
+    def on_medium(self, progress: Progress) -> Iterator[tuple[Any, dict[str, str], float]]:
+        """(the MICOM community on the medium, {taxon: member id}, seconds it took to build or
+        take up again) for the block: the worker keeps the community for its next job on the same
+        members (modeling/community/reuse.py), the block's changes undone."""
+        from gem_flux_mcp.modeling.community import put_community_on_medium
+        from gem_flux_mcp.modeling.community.reuse import community_of
 
         started = time.perf_counter()
         progress("build", 0.05, f"building the community of {len(self.members)} members")
-        community, taxa = build_micom_community(self.members, self.community_id)
-        put_community_on_medium(community, self.medium)
-        return community, taxa, time.perf_counter() - started
+        with community_of(self.members, self.community_id) as (community, taxa, _):
+            put_community_on_medium(community, self.medium)
+            yield community, taxa, time.perf_counter() - started
 
 
 def community_key(community_id: object) -> str:

@@ -35,15 +35,11 @@ class CommunityKnockoutsJob(CommunityOnMedium):
 
     def run(self, settings: Settings, progress: Progress) -> KnockoutsOutcome:
         from gem_flux_mcp.modeling.community import member_knockouts
-        from gem_flux_mcp.modeling.solver_memory import release_model
 
         started = time.perf_counter()
-        community, taxa, build_seconds = self.load(progress)
-        try:
+        with self.on_medium(progress) as (community, taxa, build_seconds):
             progress("knockouts", 0.3, f"removing {len(self.removed or taxa)} members in turn")
             found = member_knockouts(community, taxa, self.removed, self.tradeoff)
-        finally:
-            release_model(community)
         return KnockoutsOutcome(found, build_seconds, time.perf_counter() - started)
 
 

@@ -35,10 +35,10 @@ class CommunityMinimalMediumJob(CommunityOnMedium):
         from gem_flux_mcp.modeling.community import minimal_community_medium
 
         started = time.perf_counter()
-        community, _, build_seconds = self.load(progress)
-        progress("medium", 0.5, "minimal medium")
-        found = minimal_community_medium(community, self.target_growth_rate, self.min_member_growth,
-                                         self.minimize_components)
+        with self.on_medium(progress) as (community, _, build_seconds):
+            progress("medium", 0.5, "minimal medium")
+            found = minimal_community_medium(community, self.target_growth_rate, self.min_member_growth,
+                                             self.minimize_components)
         return MinimalMediumOutcome(found, build_seconds, time.perf_counter() - started)
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib
 import json
 import threading
 import time
@@ -44,6 +43,7 @@ from gem_flux_mcp.services.batch.outputs import tsv_value
 
 if TYPE_CHECKING:
     from gem_flux_mcp.services.batch.background import BatchJobs
+    from gem_flux_mcp.services.batch.lost import Cause
     from gem_flux_mcp.services.batch.runner import BatchOutcome
     from gem_flux_mcp.services.workspace import Workspace
 
@@ -56,7 +56,6 @@ MEMBER_GROWTH_COLUMNS = ("sample", "member", "abundance", "growth_rate")
 CROSS_FEEDING_COLUMNS = ("sample", "compound_id", "name", "from_member", "to_member", "flux")
 MAX_SAMPLES = 10_000
 GROWING = 1e-6
-POLL_S = 1.0  # how often a running batch looks at its cancel flag
 
 Medium = dict[str, tuple[float, float]]
 
@@ -170,31 +169,24 @@ def report_path(out_dir: Path, sample: str) -> Path:
 def grow_sample(task: SampleTask) -> dict[str, Any]:
     """One sample, in a Dask worker: its community built and grown; the report written last. A
     sample's own failure is returned as a failed row, never raised."""
-    from gem_flux_mcp.modeling.community import (
-        Member,
-        build_micom_community,
-        cooperative_growth,
-        put_community_on_medium,
-    )
-    from gem_flux_mcp.modeling.solver_memory import release_model
+    from gem_flux_mcp.modeling.community import Member, cooperative_growth, put_community_on_medium
+    from gem_flux_mcp.modeling.community.reuse import community_of
 
     started = time.perf_counter()
     files = dict(task.member_files)
     report: dict[str, Any]
     try:
         members = [Member(m, a, Path(files[m]).read_text(encoding="utf-8")) for m, a in task.abundances]
-        community, taxa = build_micom_community(members, _safe(task.sample))
-        try:
+        # the worker's last sample of the same members lends its community: abundances set anew
+        with community_of(members, _safe(task.sample)) as (community, taxa, reused):
             put_community_on_medium(community, task.medium)
             grown = cooperative_growth(community, taxa, task.tradeoff)
-        finally:
-            release_model(community)
         growth = {m["member"]: m["growth_rate"] for m in grown.members}
         row: dict[str, Any] = {
             "sample": task.sample, "status": "ok", "community_growth": grown.community_growth,
             "members": len(members), "growing_members": sum(g > GROWING for g in growth.values()),
             "cross_feedings": len(grown.cross_feeding), "member_growth": growth,
-            "seconds": round(time.perf_counter() - started, 3)}
+            "seconds": round(time.perf_counter() - started, 3), "community_reused": reused}
         report = {"settings_key": task.settings_key, "row": row, "abundances": dict(task.abundances),
                   "cross_feeding": grown.cross_feeding}
     except GemFluxError as exc:
@@ -240,8 +232,10 @@ def run_samples(members: Mapping[str, str], samples: Mapping[str, Mapping[str, f
     """Every sample grown as one Dask task (`members`: {member id: COBRApy JSON}; `samples`:
     {sample: {member: relative abundance}}), those finished before with the same settings
     skipped; then the tables written (of the samples finished). `on_sample` sees each row as it
-    finishes; setting `cancel` stops the batch (finished samples stay)."""
-    from gem_flux_mcp.services.batch.runner import BatchOutcome, dask_client, failed_task_error
+    finishes; setting `cancel` stops the batch (finished samples stay). ClusterLost when the
+    cluster goes away before the end (the tables are written first)."""
+    from gem_flux_mcp.services.batch.lost import ClusterLost
+    from gem_flux_mcp.services.batch.runner import BatchOutcome, await_tasks, dask_client, failed_task_error
 
     started = time.perf_counter()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -262,45 +256,42 @@ def run_samples(members: Mapping[str, str], samples: Mapping[str, Mapping[str, f
                                tradeoff, str(out_dir), key))
     cluster = "none: every sample was finished before"
     cancelled = False
+    lost: Cause | None = None
     if todo:
-        dist: Any = importlib.import_module("distributed")  # untyped
-
         with dask_client(workers, scheduler) as (client, cluster):
+            # samples of the same members run one after another (Dask runs the higher priority first),
+            # so a worker grows the next on the community it built for the last (reuse.py)
+            order = sorted(todo, key=lambda t: tuple(m for m, _ in t.abundances))
             futures = {client.submit(grow_sample, task, key=f"sample-{report_path(out_dir, task.sample).stem}-"
-                                                            f"{task.settings_key[:12]}", pure=False): task
-                       for task in todo}  # report names differ even when two sample names clean alike
-            remaining = set(futures)
-            while remaining:
-                if cancel is not None and cancel.is_set():
-                    cancelled = True
-                    client.cancel(list(remaining))
-                    break
-                try:
-                    finished, _ = dist.wait(list(remaining), timeout=POLL_S, return_when="FIRST_COMPLETED")
-                except TimeoutError:
-                    continue
-                for future in finished:
-                    remaining.discard(future)
-                    task = futures[future]
-                    try:
-                        row = future.result()
-                    except Exception as exc:  # the task's workers died: the sample fails, the others go on
-                        code, message = failed_task_error(exc)
-                        row = {"sample": task.sample, "status": "failed", "members": len(task.abundances),
-                               "error_code": str(code), "error_message": message}
-                    rows[task.sample] = row
-                    if on_sample is not None:
-                        on_sample(row)
+                                                            f"{task.settings_key[:12]}", pure=False,
+                                     priority=len(order) - rank): task
+                       for rank, task in enumerate(order)}  # report names differ even when two sample names clean alike
+
+            def finished(task: SampleTask, result: dict[str, Any] | Exception) -> None:
+                if isinstance(result, Exception):  # the task's workers died: the sample fails, the others go on
+                    code, message = failed_task_error(result)
+                    result = {"sample": task.sample, "status": "failed", "members": len(task.abundances),
+                              "error_code": str(code), "error_message": message}
+                rows[task.sample] = result
+                if on_sample is not None:
+                    on_sample(result)
+
+            cancelled, lost = await_tasks(client, futures, finished, cancel)
     ordered = [rows[s] for s in samples if s in rows]
     for sample in rows:
         if sample not in reports and rows[sample]["status"] == "ok":
             reports[sample] = finished_report(out_dir, sample, sample_key(
                 samples[sample], digests, medium, tradeoff)) or {}
     seconds = round(time.perf_counter() - started, 2)
+    not_run = [s for s in samples if s not in rows]
     written = _write_tables(out_dir, ordered, reports, samples, {
         "cluster": cluster, "seconds": seconds, "tradeoff": tradeoff, "members": list(members),
-        "medium_compounds": len(medium), "cancelled": cancelled, "not_run": [s for s in samples if s not in rows]})
-    return BatchOutcome(ordered, written, seconds, cluster, cancelled)
+        "medium_compounds": len(medium), "cancelled": cancelled, "cluster_lost": lost, "not_run": not_run})
+    outcome = BatchOutcome(ordered, written, seconds, cluster, cancelled)
+    if lost is not None:
+        raise ClusterLost(lost, cluster, outcome.counts, len(samples), out_dir, written, not_run, noun="samples",
+                          listing="samples_tsv")
+    return outcome
 
 
 def _write_table(path: Path, columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> str:

@@ -47,6 +47,9 @@ class BatchSample(Result):
     cross_feedings: int | None = None
     member_growth: dict[str, float] | None = Field(default=None, description="Each present member's growth, 1/h")
     seconds: float | None = None
+    community_reused: bool | None = Field(
+        default=None, description="Grown on the community its worker had built for the previous sample of the same "
+                                  "members (abundances set anew), not built again")
     skipped: bool = False
     error_code: str | None = None
     error_message: str | None = None
