@@ -1,7 +1,8 @@
 """Many samples of one community as one Dask batch (issue 31, item 5): the same samples (seeded
 random abundances of the members, each member present in every sample) grown on 1 and then on 2
-local Dask worker processes, each into a fresh output folder; throughput and whether both runs
-answer the same growth. Members are our builds, made once into `--models` as `community.py`
+local Dask worker processes, each into a fresh output folder; throughput, how many samples grew on
+a community their worker had kept (modeling/community/reuse.py), and the largest difference in
+community growth between the two runs. Members are our builds, made once into `--models` as `community.py`
 makes them (E. coli, B. subtilis, then the fermentation organisms).
 
     GEMFLUX_DATA_DIR=../shared/data .venv/bin/python benchmarks/community_samples.py --models /tmp/community-models \\
@@ -59,16 +60,20 @@ def main() -> int:
             seconds = time.perf_counter() - started
         runs[workers] = {"seconds": round(seconds, 1), "samples_per_min": round(60 * len(samples) / seconds, 2),
                          "counts": outcome.counts,
+                         "community_reused": sum(bool(r.get("community_reused")) for r in outcome.rows),
                          "growth": {r["sample"]: r.get("community_growth") for r in outcome.rows}}
         print(f"{workers} worker(s): {len(samples)} samples in {seconds:.1f} s ({runs[workers]['samples_per_min']} "
               f"samples/min), {outcome.counts}", file=sys.stderr)
-    same = all(abs((runs[1]["growth"][s] or 0) - (runs[2]["growth"][s] or 0)) < 1e-6 for s in samples)
+    # the same answers within the QP's tolerance: a sample grown on a kept community starts OSQP
+    # from the last sample's solution, so two runs may differ in the last digits
+    largest = max(abs((runs[1]["growth"][s] or 0) - (runs[2]["growth"][s] or 0)) for s in samples)
     print(json.dumps({"members": len(members), "samples": len(samples), "medium": args.medium,
                       "tradeoff": args.tradeoff, "cores": os.cpu_count(),
                       "load_average": [round(x, 2) for x in os.getloadavg()],
                       "one_worker": {k: v for k, v in runs[1].items() if k != "growth"},
                       "two_workers": {k: v for k, v in runs[2].items() if k != "growth"},
-                      "speedup": round(runs[1]["seconds"] / runs[2]["seconds"], 2), "same_growth": same}, indent=1))
+                      "speedup": round(runs[1]["seconds"] / runs[2]["seconds"], 2),
+                      "largest_growth_difference": largest}, indent=1))
     return 0
 
 
