@@ -12,6 +12,8 @@ the command line with gene lists and tables."""
 from __future__ import annotations
 
 import json
+import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -258,6 +260,7 @@ async def test_reconcile_tool(server_env: dict[str, str], tmp_path: Path) -> Non
             **base, "observed_content": "compound,growth\ncpd00036,0\ncpd00100,1\ncpd00082,1\n",
             "holdout_fraction": 0.34, "seed": 1})
         assert held["summary"]["wells_held_out"] == 1 and held["agreement"]["held_out"] is not None
+        await the_dashboard_draws_the_fits(client.resources.store, answer, held)
         await call(client, "reconcile_phenotypes", {**base, "observed_content": "strain,date\nK12,today\n"},
                    error="UNKNOWN_PLATE_LAYOUT")
         await call(client, "reconcile_phenotypes", {**base, "observed": {SUCCINATE: False}, "holdout_fraction": 1.5},
@@ -265,6 +268,42 @@ async def test_reconcile_tool(server_env: dict[str, str], tmp_path: Path) -> Non
         await call(client, "reconcile_phenotypes", {**base, "observed": {"no such thing": True}},
                    error="NO_OBSERVATIONS")
         await call(client, "reconcile_phenotypes", {**base}, error="NO_OBSERVATIONS")
+
+
+async def the_dashboard_draws_the_fits(store: Any, fitted: dict[str, Any], held: dict[str, Any]) -> None:
+    """The result page of each fit draws its plate: every observed well with its call after the
+    fit, its call before (the strip) and, for the second fit, the held-out well outlined; the
+    tables list the wells whose call changed and the held-out ones, as the answers say."""
+    from test_dashboard_community import dashboard_client
+
+    async with dashboard_client(store, "local") as http:
+        pages = {}
+        for answer in (fitted, held):
+            found = next(r for r in store.list_results("local", answer["model_id"])
+                         if r.kind == "reconcile_phenotypes" and r.summary["new_model_id"] == answer["model_id"])
+            response = await http.get(f"/models/{answer['model_id']}/results/{found.id}")
+            assert response.status_code == 200
+            pages[answer["model_id"]] = response.text
+    page = pages[fitted["model_id"]]
+    plate = ET.fromstring(re.search(r"<svg id='reconcile-plate'.*?</svg>", page, re.S).group(0))  # type: ignore[union-attr]
+    wells = {g.get("data-compound"): g for g in plate.iter("{http://www.w3.org/2000/svg}g")
+             if g.get("class") == "well"}
+    assert set(wells) == {SUCCINATE, GLYCEROL}
+    assert (wells[SUCCINATE].get("data-before"), wells[SUCCINATE].get("data-status")) == ("growth", "no_growth")
+    assert wells[SUCCINATE].get("data-observed") == "0" and wells[SUCCINATE].get("data-mismatch") == "0"
+    assert (wells[GLYCEROL].get("data-before"), wells[GLYCEROL].get("data-status")) == ("growth", "growth")
+    assert all(w.get("data-held-out") == "0" for w in wells.values())
+    changed = re.search(r"<table id=changed-wells>(.*?)</table>", page, re.S)
+    assert changed and SUCCINATE in changed.group(1) and GLYCEROL not in changed.group(1)
+    before, after = (fitted["agreement"]["fitted"][when]["mcc"] for when in ("before", "after"))
+    assert f"<b>{before:.4g}</b><span>MCC fitted, before" in page
+    assert f"<b>{after:.4g}</b><span>MCC fitted, after" in page
+
+    page = pages[held["model_id"]]
+    outlined = re.findall(r"data-compound='(cpd\d+)'[^>]*data-held-out='1'", page)
+    assert outlined == held["held_out"] and len(outlined) == 1
+    listed = re.search(r"<table id=held-out-wells>(.*?)</table>", page, re.S)
+    assert listed and outlined[0] in listed.group(1) and "stroke-dasharray" in page
 
 
 def test_command_line(data_dir: Path, cache_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -312,6 +312,25 @@ def revision_record(answer: Mapping[str, Any], fit: Reconciliation, media_id: st
     }
 
 
+PLATE_COLUMNS = ("compound_id", "name", "label", "observed", "before", "after", "held_out")
+
+
+def plate_record(fit: Reconciliation, wells: WellSet, names: Mapping[str, str]) -> dict[str, Any]:
+    """Every observed well with its predicted growth before and after the fit (None: no uptake)
+    and whether it was held out, as the dashboard draws it (recorded with the result; compact:
+    columns once, a row per well)."""
+    labels = dict(wells.labels)
+    held = {c for c, _ in wells.held_out}
+
+    def value(growth: float | None) -> float | None:
+        return None if growth is None else round(float(growth), 6)
+
+    rows = [[compound, names.get(compound, ""), labels.get(compound, compound), grows_observed,
+             value(fit.before.get(compound)), value(fit.after.get(compound)), compound in held]
+            for compound, grows_observed in (*wells.fitted, *wells.held_out)]
+    return {"columns": list(PLATE_COLUMNS), "rows": rows, "growth_threshold": DEFAULT_GROWTH_THRESHOLD}
+
+
 # ---- the stored model: a job -------------------------------------------------------------------
 
 
@@ -321,6 +340,7 @@ class ReconcileOutcome:
     stats: dict[str, Any]
     answer: dict[str, Any]  # describe()
     record: dict[str, Any]  # revision_record()
+    plate: dict[str, Any] | None = None  # plate_record(), recorded with the result for the dashboard
 
 
 @dataclass(frozen=True)
@@ -353,7 +373,8 @@ class ReconcileJob(StoredModelOnMedium):
         serialized = serialize_model(fit.model, self.new_model_id)
         release_model(fit.model)
         release_model(model)
-        return ReconcileOutcome(serialized.data, serialized.stats, answer, revision_record(answer, fit, self.media_id))
+        return ReconcileOutcome(serialized.data, serialized.stats, answer, revision_record(answer, fit, self.media_id),
+                                plate_record(fit, self.wells, names) if compounds else None)
 
 
 def plate_text(file_path: Path | None, content: object, encoding: object, what: str = "observed") -> str | None:
@@ -435,7 +456,8 @@ def store_reconcile(ws: Workspace, job: ReconcileJob, outcome: ReconcileOutcome)
     answer = outcome.answer
     recorded = {"new_model_id": job.new_model_id, "agreement": answer["agreement"],
                 "changes": len(answer["changes"]), "unreconciled": len(answer["unreconciled"]),
-                "unreconciled_genes": len(answer["unreconciled_genes"])}
+                "unreconciled_genes": len(answer["unreconciled_genes"]),
+                **({"plate": outcome.plate} if outcome.plate else {})}
     for model in (job.model_id, job.new_model_id):
         ws.store.add_result(ws.workspace_id, model, "reconcile_phenotypes", job.media_id, recorded)
     return results.ReconcileResult.model_validate({

@@ -12,12 +12,13 @@ from gem_flux_mcp.server.dashboard.essentiality_view import essentiality_body
 from gem_flux_mcp.server.dashboard.fermentation_view import fermentation_body
 from gem_flux_mcp.server.dashboard.html import e, model_href, not_found, page, when
 from gem_flux_mcp.server.dashboard.phenotype_view import phenotype_body
+from gem_flux_mcp.server.dashboard.reconcile_view import reconcile_body
 from gem_flux_mcp.server.dashboard.results_common import headline, kind_title, summary_table
 from gem_flux_mcp.server.dashboard.source import DashboardSource, model_results, visible_model, visible_result
 from gem_flux_mcp.store.rows import ModelRow, ResultRow
 
 # Shown by the pictures (and their tables) instead of in the summary table
-PICTURED_FIELDS = frozenset({"fluxes", "array", "essential_ids", "growing_on", "secreted", "mismatches"})
+PICTURED_FIELDS = frozenset({"fluxes", "array", "essential_ids", "growing_on", "secreted", "mismatches", "plate"})
 
 
 def result_body(source: DashboardSource, row: ModelRow, result: ResultRow) -> str:
@@ -35,6 +36,8 @@ def result_body(source: DashboardSource, row: ModelRow, result: ResultRow) -> st
                                  media_id=result.media_id, explained=explained)
     elif result.kind == "fermentation_products":
         body = fermentation_body(result.summary)
+    elif result.kind == "reconcile_phenotypes":
+        body = reconcile_body(result.summary, row.model_id, result.media_id)
     else:
         body = ""
     details = summary_table(result.summary, PICTURED_FIELDS)
