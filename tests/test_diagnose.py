@@ -1,4 +1,4 @@
-"""The model quality checks (modeling/diagnose.py), compared with COBRApy called directly."""
+"""The model quality checks (modeling/diagnose/), compared with COBRApy called directly."""
 
 from __future__ import annotations
 
