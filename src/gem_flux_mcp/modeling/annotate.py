@@ -179,6 +179,9 @@ class HomologyResult:
     weak: dict[str, dict[str, Any]] = field(default_factory=dict)
     # universal single-copy markers found in the same search (modeling/completeness.py)
     completeness: GenomeCompleteness | None = None
+    # BiGG reaction id -> evidence, for the BiGG reactions of hit genes that land on no template
+    # reaction (database_transport.py adds the database's transporters among them)
+    unmatched: dict[str, HomologyEvidence] = field(default_factory=dict)
 
 
 def best_hits(hits: Iterable[align.Hit], fraction: float = 0.999) -> dict[str, list[align.Hit]]:
@@ -259,6 +262,7 @@ def homology_reactions(
     bigg_ids = {rule.reaction for target in both for rule in rules[target]}
     to_modelseed = aliases.reaction_ids_for_external("BiGG", bigg_ids)
     reactions: dict[str, HomologyEvidence] = {}
+    unmatched: dict[str, HomologyEvidence] = {}
     seen_rules: set[tuple[str, str, tuple[str, ...]]] = set()
     # best hits first; a rule reached only through near-best hits brings boundary reactions only
     for target, only_near in [*((t, False) for t in assigned), *((t, True) for t in near if t not in assigned)]:
@@ -270,15 +274,14 @@ def homology_reactions(
             template_ids = [tid for tid in map(template_reaction_id, sorted(to_modelseed.get(rule.reaction, ())))
                             if inside_id(tid) in template_reaction_ids
                             and (not only_near or tid.endswith(OUTSIDE) or tid in (boundary or set()))]
-            if not template_ids:
-                continue
             # a complex reached through a best hit: a subunit no best hit covers takes the genome's
             # near-best hits on it, so one enzyme is not split into "a or (b and c)"
             genes_of = both if only_near else {s: assigned.get(s) or near.get(s, set()) for s in rule.subunits}
             covered = frozenset(frozenset(genes_of[s]) for s in rule.subunits if genes_of.get(s))
             hits_here = [hit_on[(gene, s)] for s in rule.subunits for gene in genes_of.get(s, ())]
-            for tid in template_ids:
-                evidence = reactions.setdefault(tid, HomologyEvidence())
+            targets = ([reactions.setdefault(tid, HomologyEvidence()) for tid in template_ids] if template_ids
+                       else [unmatched.setdefault(rule.reaction, HomologyEvidence())])
+            for evidence in targets:
                 evidence.complexes.add(covered)
                 evidence.bigg_reactions.add(rule.reaction)
                 for hit in hits_here:
@@ -290,7 +293,7 @@ def homology_reactions(
         queries_assigned=len(best_of), excluded_models=reference.excluded, seconds_aligning=aligned_seconds,
         weak=_weak_support(best, best_of.keys() | near_queries, rules, aliases, template_ids=template_reaction_ids,
                            min_identity=min_identity),
-        completeness=completeness,
+        completeness=completeness, unmatched=unmatched,
     )
 
 

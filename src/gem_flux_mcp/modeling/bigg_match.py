@@ -64,6 +64,10 @@ class Aliases(Protocol):
 
     def reaction_details(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]: ...
 
+    def transport_reactions(self) -> list[tuple[str, str, str, str]]: ...
+
+    def compounds_by_ids(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]: ...
+
 
 class Rule(Protocol):
     @property
@@ -113,11 +117,11 @@ class StoichiometricAliases:
                 compound, compartment = metabolite.id.rsplit("_", 1)
                 place = (compound, compartment[0])
                 coefficients[place] = coefficients.get(place, 0.0) + float(value)
-            key = _key(coefficients)
+            key = stoichiometry_key(coefficients)
             if key:
                 self.index[key].add(reaction.id.rsplit("_", 1)[0])
             if key and all(place[1] == "c" for place in coefficients):
-                outside = _key({(compound, "e"): value for (compound, _), value in coefficients.items()})
+                outside = stoichiometry_key({(compound, "e"): value for (compound, _), value in coefficients.items()})
                 self.outside_index[outside].add(reaction.id.rsplit("_", 1)[0] + OUTSIDE)
         self.matched: dict[str, set[str]] = {}  # BiGG id -> ModelSEED ids found by stoichiometry
 
@@ -160,10 +164,23 @@ class StoichiometricAliases:
         return result
 
     def _by_stoichiometry(self, reactions: Mapping[str, Mapping[str, float]]) -> dict[str, set[str]]:
+        result: dict[str, set[str]] = {}
+        for bigg, converted in self.in_modelseed(reactions).items():
+            key = stoichiometry_key(converted)
+            if key and key in self.index:
+                result[bigg] = set(self.index[key])
+            elif key and key in self.outside_index:
+                result[bigg] = set(self.outside_index[key])
+        return result
+
+    def in_modelseed(self, reactions: Mapping[str, Mapping[str, float]]) -> dict[str, dict[tuple[str, str], float]]:
+        """BiGG reactions written in ModelSEED compounds, {(compound, 'c' or 'e'): coefficient}, the
+        periplasm taken as the outside; those with a compartment or compound without counterpart
+        left out."""
         names = {SAME_AS.get(n, n) for coefficients in reactions.values() for n in
                  (m.rsplit("_", 1)[0] for m in coefficients)}
         compounds = self.aliases.compound_ids_for_external("BiGG", names)
-        result: dict[str, set[str]] = {}
+        result: dict[str, dict[tuple[str, str], float]] = {}
         for bigg, coefficients in reactions.items():
             converted: dict[tuple[str, str], float] = {}
             for metabolite, value in coefficients.items():
@@ -174,11 +191,7 @@ class StoichiometricAliases:
                 place = (compounds[name], COMPARTMENTS[compartment])
                 converted[place] = converted.get(place, 0.0) + value
             else:
-                key = _key(converted)
-                if key and key in self.index:
-                    result[bigg] = set(self.index[key])
-                elif key and key in self.outside_index:
-                    result[bigg] = set(self.outside_index[key])
+                result[bigg] = converted
         return result
 
 
@@ -205,7 +218,7 @@ def _is_outside_chemistry(coefficients: Mapping[str, float], found_outside: set[
     return any(abs(value) > 1e-9 for value in net.values())
 
 
-def _key(coefficients: Mapping[tuple[str, str], float]) -> Key:
+def stoichiometry_key(coefficients: Mapping[tuple[str, str], float]) -> Key:
     """The reaction without protons and zero terms, the same for both directions (empty: nothing)."""
     kept = {place: round(value, 3) for place, value in coefficients.items()
             if place[0] != PROTON and abs(value) > 1e-9}

@@ -24,6 +24,7 @@ from ..errors import LibraryError
 from . import align
 from .annotate import (
     WEAK_EVIDENCE_NOTE,
+    HomologyEvidence,
     HomologyResult,
     RoleMatch,
     RoleMatcher,
@@ -34,6 +35,7 @@ from .annotate import (
 from .bigg_match import Aliases, StoichiometricAliases, bound_carrier_pairs, inside_id
 from .biomass_needs import drop_dispensable_cofactors, require_essential_lps, straight_chain_lipids
 from .completeness import bundled_markers, completeness_summary, estimate_completeness
+from .database_transport import add_database_transporters, transport_index
 from .decarboxylation import orient_decarboxylations
 from .diffusion import add_diffusion
 from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport, orient_nucleotide_making_kinases
@@ -122,6 +124,7 @@ def build_draft(
     lap("match_roles")
 
     homology: HomologyResult | None = None
+    database_transporters: dict[str, HomologyEvidence] = {}
     if options.use_homology:
         progress("annotate", 0.15, f"searching {len(proteins)} proteins against the BiGG reference")
         reference = Reference.installed(options.exclude_reference_models)
@@ -168,6 +171,16 @@ def build_draft(
 
     if homology is not None:
         _add_homology_reactions(model, template, homology, sources, evidence, enzymes)
+        # transporters the template lacks, from the database, where homology found them (a draft
+        # that has the compound inside but no way to move it across)
+        wanted = {b: stoichiometry[b] for b in homology.unmatched if b in stoichiometry}
+        database_transporters = add_database_transporters(model, homology.unmatched, matched.in_modelseed(wanted),
+                                                          transport_index(aliases.transport_reactions()), aliases,
+                                                          with_genes=set(enzymes))
+        for rid, backed in database_transporters.items():
+            enzymes[rid] = set(backed.complexes)
+            sources.setdefault(rid, set()).add(SOURCE_HOMOLOGY)
+            evidence[rid] = {"homology": _homology_record(backed), "database_transport": True}
     charge_protein_synthesis(model, template)
     require_essential_lps(model, template)
     drop_dispensable_cofactors(model, template, gram_positive=options.template == "GramPositive")
@@ -223,6 +236,7 @@ def build_draft(
         "branched_lipids_replaced": len(straight),
         "outside_phosphatase_reactions": len(phosphatases),
         "diffusion_reactions": len(diffusing),
+        "database_transporters": len(database_transporters),
         **({"genome_completeness": completeness_summary(completeness)} if completeness is not None else {}),
     }
     if homology is not None:
@@ -286,11 +300,7 @@ def _add_homology_reactions(
     new = []
     for template_rxn_id, item in sorted(homology.reactions.items()):
         rid = f"{template_rxn_id}0"
-        record = {
-            "best_hit": {"gene": item.best_query, "reference": item.best_target,
-                         "identity": round(item.best_identity, 1)},
-            "bigg_reactions": sorted(item.bigg_reactions)[:5],
-        }
+        record = _homology_record(item)
         if rid not in model.reactions:
             reaction = template.reactions.get_by_id(inside_id(template_rxn_id)).to_reaction(model, "0")
             if template_rxn_id != inside_id(template_rxn_id):
@@ -301,6 +311,12 @@ def _add_homology_reactions(
         sources.setdefault(rid, set()).add(SOURCE_HOMOLOGY)
         evidence.setdefault(rid, {})["homology"] = record
     model.add_reactions(new)
+
+
+def _homology_record(item: HomologyEvidence) -> dict[str, Any]:
+    return {"best_hit": {"gene": item.best_query, "reference": item.best_target,
+                         "identity": round(item.best_identity, 1)},
+            "bigg_reactions": sorted(item.bigg_reactions)[:5]}
 
 
 def _add_atpm(model: cobra.Model) -> None:

@@ -216,6 +216,13 @@ class BiochemIndex:
                             "deltag": float(r[7]) if r[7] not in (None, "") else None,
                             "ec_numbers": [str(ec) for ec in json.loads(r[8] or "[]")]} for r in rows}
 
+    def transport_reactions(self) -> list[tuple[str, str, str, str]]:
+        """(id, name, equation with ids, reversibility symbol) of every transport reaction that is
+        not obsolete."""
+        rows = self._connect().execute("SELECT id, name, equation_ids, reversibility FROM reactions "
+                                       "WHERE is_transport = 1 AND is_obsolete = 0 ORDER BY id").fetchall()
+        return [(str(r[0]), str(r[1] or ""), str(r[2] or ""), str(r[3] or "")) for r in rows]
+
     @staticmethod
     def _compound_record(row: sqlite3.Row) -> dict[str, Any]:
         return {
