@@ -449,6 +449,13 @@ async def test_reconcile_tool_with_genes(server_env: dict[str, str], tmp_path: P
         assert deletion_growth(revised, "g1") > 0.1 * wild_type
         history = await call(client, "get_model", {"model_id": answer["model_id"], "include_revisions": True})
         assert "removed for genes g2" in json.dumps(history["revisions"])
+        from test_dashboard_community import dashboard_client
+
+        store = client.resources.store
+        found = next(r for r in store.list_results("local", answer["model_id"]) if r.kind == "reconcile_phenotypes")
+        async with dashboard_client(store, "local") as http:  # no wells observed: no plate, and it says so
+            page = (await http.get(f"/models/{answer['model_id']}/results/{found.id}")).text
+        assert "id=no-plate" in page and "essentiality only" in page and "reconcile-plate" not in page
         # a fitness table with a plate; ids mapped by case and without a version suffix; a gene holdout
         table = await call(client, "reconcile_phenotypes", {
             **base, "observed": {SUCCINATE: False}, "genes_file_path": "screen.tsv", "fitness_threshold": -1})

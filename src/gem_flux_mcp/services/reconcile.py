@@ -374,7 +374,7 @@ class ReconcileJob(StoredModelOnMedium):
         release_model(fit.model)
         release_model(model)
         return ReconcileOutcome(serialized.data, serialized.stats, answer, revision_record(answer, fit, self.media_id),
-                                plate_record(fit, self.wells, names) if compounds else None)
+                                plate_record(fit, self.wells, names))
 
 
 def plate_text(file_path: Path | None, content: object, encoding: object, what: str = "observed") -> str | None:
@@ -457,7 +457,7 @@ def store_reconcile(ws: Workspace, job: ReconcileJob, outcome: ReconcileOutcome)
     recorded = {"new_model_id": job.new_model_id, "agreement": answer["agreement"],
                 "changes": len(answer["changes"]), "unreconciled": len(answer["unreconciled"]),
                 "unreconciled_genes": len(answer["unreconciled_genes"]),
-                **({"plate": outcome.plate} if outcome.plate else {})}
+                **({"plate": outcome.plate} if outcome.plate is not None else {})}
     for model in (job.model_id, job.new_model_id):
         ws.store.add_result(ws.workspace_id, model, "reconcile_phenotypes", job.media_id, recorded)
     return results.ReconcileResult.model_validate({

@@ -59,6 +59,8 @@ def reconcile_body(summary: dict[str, Any], model_id: str, media_id: str | None)
         return head + ("<p class=err id=no-plate>This fit was recorded before its wells were kept: run "
                        "reconcile_phenotypes again to see the plate.</p>")
     found, threshold = read
+    if not found:
+        return head + "<p id=no-plate>This fit had no growth observations (essentiality only): no plate to draw.</p>"
     held = [w for w in found if w.held_out]
     title = (f"{model_id}: {len(found)} observed wells on {media_id}, {len(held)} held out of the fit")
 
