@@ -68,6 +68,8 @@ class Aliases(Protocol):
 
     def compounds_by_ids(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]: ...
 
+    def __hash__(self) -> int: ...  # database_transport.database_index keeps one index per database
+
 
 class Rule(Protocol):
     @property

@@ -35,7 +35,7 @@ from .annotate import (
 from .bigg_match import Aliases, StoichiometricAliases, bound_carrier_pairs, inside_id
 from .biomass_needs import drop_dispensable_cofactors, require_essential_lps, straight_chain_lipids
 from .completeness import bundled_markers, completeness_summary, estimate_completeness
-from .database_transport import add_database_transporters, transport_index
+from .database_transport import add_database_transporters, database_index
 from .decarboxylation import orient_decarboxylations
 from .diffusion import add_diffusion
 from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport, orient_nucleotide_making_kinases
@@ -175,7 +175,7 @@ def build_draft(
         # that has the compound inside but no way to move it across)
         wanted = {b: stoichiometry[b] for b in homology.unmatched if b in stoichiometry}
         database_transporters = add_database_transporters(model, homology.unmatched, matched.in_modelseed(wanted),
-                                                          transport_index(aliases.transport_reactions()), aliases,
+                                                          database_index(aliases), aliases,
                                                           with_genes=set(enzymes))
         for rid, backed in database_transporters.items():
             enzymes[rid] = set(backed.complexes)

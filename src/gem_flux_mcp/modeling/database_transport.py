@@ -29,11 +29,15 @@ recorded as homology evidence with the BiGG reactions behind it."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gem_flux_mcp.modeling.bigg_match import PROTON, Key, stoichiometry_key
+from gem_flux_mcp.modeling.diffusion import moves_across
+from gem_flux_mcp.modeling.energy import atp_hydrolysis_sign
 
 if TYPE_CHECKING:
     import cobra
@@ -51,6 +55,8 @@ class TransportSource(Protocol):
 
     def compounds_by_ids(self, ids: Iterable[str]) -> dict[str, dict[str, Any]]: ...
 
+    def __hash__(self) -> int: ...  # database_transport.database_index keeps one index per database
+
 
 @dataclass(frozen=True)
 class DatabaseTransport:
@@ -58,6 +64,13 @@ class DatabaseTransport:
     name: str
     stoichiometry: dict[tuple[str, str], float]  # (compound, 'c' or 'e') -> coefficient, protons included
     symbol: str  # the database's reversibility: > < = ?
+
+
+@functools.lru_cache(maxsize=2)
+def database_index(database: TransportSource) -> dict[Key, list[DatabaseTransport]]:
+    """`transport_index` of the database's transport reactions, read and parsed once per database
+    a process uses (a worker builds genome after genome on the same one)."""
+    return transport_index(database.transport_reactions())
 
 
 def transport_index(reactions: Iterable[tuple[str, str, str, str]]) -> dict[Key, list[DatabaseTransport]]:
@@ -89,9 +102,9 @@ def imports(transport: DatabaseTransport) -> bool:
     """Whether the direction the reaction can run (an ATP-driven one: the one that hydrolyses ATP)
     takes every compound it moves into the cell."""
     forward_ok, backward_ok = transport.symbol in (">", "=", "?"), transport.symbol in ("<", "=", "?")
-    atp = transport.stoichiometry.get((ATP, "c"), 0.0)
-    if atp:  # ATP-driven: only the direction that uses ATP up
-        forward_ok, backward_ok = forward_ok and atp < 0, backward_ok and atp > 0
+    hydrolysis = atp_hydrolysis_sign({f"{c}_{where}0": v for (c, where), v in transport.stoichiometry.items()})
+    if hydrolysis is not None:  # ATP-driven: only the direction that uses ATP up
+        forward_ok, backward_ok = forward_ok and hydrolysis > 0, backward_ok and hydrolysis < 0
     cargo = moved(transport.stoichiometry)
     if not cargo:
         return False
@@ -125,14 +138,6 @@ def made_by_a_committed_step(model: cobra.Model, compound: str, with_genes: Coll
     return False
 
 
-def moves_across(model: cobra.Model, compound: str) -> bool:
-    """Whether a reaction of the draft has the compound both inside and outside the cell."""
-    outside, inside = f"{compound}_e0", f"{compound}_c0"
-    if outside not in model.metabolites or inside not in model.metabolites:
-        return False
-    return any(inside in {m.id for m in r.metabolites} for r in model.metabolites.get_by_id(outside).reactions)
-
-
 def add_database_transporters(model: cobra.Model, unmatched: Mapping[str, HomologyEvidence],
                               in_modelseed: Mapping[str, Mapping[tuple[str, str], float]],
                               index: Mapping[Key, list[DatabaseTransport]], database: TransportSource,
@@ -163,11 +168,10 @@ def add_database_transporters(model: cobra.Model, unmatched: Mapping[str, Homolo
                     merged = chosen[rid][1]
                     merged.complexes |= unmatched[bigg].complexes
                     merged.bigg_reactions |= unmatched[bigg].bigg_reactions
-                else:
+                else:  # a copy: evidence merged into it stays out of `unmatched`
                     evidence = unmatched[bigg]
-                    chosen[rid] = (transport, type(evidence)(set(evidence.complexes), evidence.best_query,
-                                                             evidence.best_target, evidence.best_identity,
-                                                             set(evidence.bigg_reactions)))
+                    chosen[rid] = (transport, dataclasses.replace(evidence, complexes=set(evidence.complexes),
+                                                                  bigg_reactions=set(evidence.bigg_reactions)))
                 break
     records = database.compounds_by_ids({c for t, _ in chosen.values() for c, _ in t.stoichiometry})
     new = []

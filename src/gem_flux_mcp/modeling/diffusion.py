@@ -35,10 +35,12 @@ def _moves(reaction: Any, compound: str) -> bool:
     return abs(coefficients[f"{compound}_c"]) == 1 and coefficients[f"{compound}_e"] == -coefficients[f"{compound}_c"]
 
 
-def _crosses(model: cobra.Model, compound: str, index: str) -> bool:
+def moves_across(model: cobra.Model, compound: str, index: str = "0") -> bool:
     """Whether a reaction of the model already moves `compound` between outside and cytosol."""
-    inside = model.metabolites.get_by_id(f"{compound}_c{index}")
-    return any(any(m.id == f"{compound}_e{index}" for m in r.metabolites) for r in inside.reactions)
+    outside, inside = f"{compound}_e{index}", f"{compound}_c{index}"
+    if outside not in model.metabolites or inside not in model.metabolites:
+        return False
+    return any(any(m.id == outside for m in r.metabolites) for r in model.metabolites.get_by_id(inside).reactions)
 
 
 def add_diffusion(model: cobra.Model, template: Any, index: str = "0") -> list[str]:
@@ -46,8 +48,7 @@ def add_diffusion(model: cobra.Model, template: Any, index: str = "0") -> list[s
     but cannot move across its membrane; returns the ids added."""
     added = []
     for compound in NEUTRAL:
-        if f"{compound}_c{index}" not in model.metabolites or (
-                f"{compound}_e{index}" in model.metabolites and _crosses(model, compound, index)):
+        if f"{compound}_c{index}" not in model.metabolites or moves_across(model, compound, index):
             continue
         # the gene-less one first; else a carrier's reaction, which is the same chemistry
         found = sorted((r for r in template.reactions if _moves(r, compound)),

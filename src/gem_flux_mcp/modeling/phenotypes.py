@@ -77,6 +77,11 @@ def growth_phenotypes(model: cobra.Model, compounds: Sequence[str], exchanges: S
     return result
 
 
+def growth_status(value: float | None, threshold: float) -> str:
+    """growth (above `threshold`), no_growth, or no_uptake (None: no exchange for the compound)."""
+    return "no_uptake" if value is None else "growth" if value > threshold else "no_growth"
+
+
 def phenotype_rows(compounds: Sequence[str], growth: Mapping[str, float | None],
                    exchanges: Mapping[str, list[str]], threshold: float, names: Mapping[str, str]
                    ) -> list[dict[str, Any]]:
@@ -85,7 +90,7 @@ def phenotype_rows(compounds: Sequence[str], growth: Mapping[str, float | None],
     rows: list[dict[str, Any]] = []
     for compound in compounds:
         value = growth[compound]
-        status = "no_uptake" if value is None else "growth" if value > threshold else "no_growth"
+        status = growth_status(value, threshold)
         rows.append({"compound_id": compound, "name": names.get(compound, ""), "status": status,
                      "growth": None if value is None else round(value, 6), "exchanges": exchanges.get(compound, [])})
     return rows

@@ -7,14 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gem_flux_mcp.modeling.phenotypes import growth_status
 from gem_flux_mcp.server.dashboard.html import cards, e, figure, model_href, number, table
 from gem_flux_mcp.server.dashboard.phenotype_view import Well, plate_svg, recorded_rows
-
-
-def status(growth: Any, threshold: float) -> str:
-    if not isinstance(growth, int | float):
-        return "no_uptake"
-    return "growth" if growth > threshold else "no_growth"
 
 
 def reconciled_wells(plate: Any) -> tuple[list[Well], float] | None:
@@ -25,13 +20,13 @@ def reconciled_wells(plate: Any) -> tuple[list[Well], float] | None:
     threshold = float(plate.get("growth_threshold") or 0.1)
     found = []
     for item in items:
-        after = item.get("after")
+        after, before = (float(v) if isinstance(v, int | float) else None
+                         for v in (item.get("after"), item.get("before")))
         observed = item.get("observed")
         found.append(Well(str(item.get("compound_id", "")), str(item.get("name") or item.get("label") or ""),
-                          float(after) if isinstance(after, int | float) else None, status(after, threshold),
+                          after, growth_status(after, threshold),
                           bool(observed) if isinstance(observed, bool) else None,
-                          before_status=status(item.get("before"), threshold),
-                          held_out=bool(item.get("held_out"))))
+                          before_status=growth_status(before, threshold), held_out=bool(item.get("held_out"))))
     return found, threshold
 
 
