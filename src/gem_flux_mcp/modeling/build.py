@@ -39,6 +39,7 @@ from .database_transport import add_database_transporters, database_index
 from .decarboxylation import orient_decarboxylations
 from .diffusion import add_diffusion
 from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport, orient_nucleotide_making_kinases
+from .hydrolysis import orient_hydrolyses
 from .inputs import Protein, product_from_description
 from .outside_enzymes import add_outside_phosphatases, outside_copy
 from .rast import annotate_with_rast
@@ -206,6 +207,7 @@ def build_draft(
     kinases = orient_nucleotide_making_kinases(model)  # PEP and carbamoyl phosphate give phosphate to NDPs only
     # and no decarboxylation fixes CO2 backwards without an energy source
     decarboxylations = orient_decarboxylations(model, {k: d["deltag"] for k, d in details.items()})
+    hydrolyses = orient_hydrolyses(model, {k: d["deltag"] for k, d in details.items()})  # nor joins what water split
     gene_sources: dict[str, set[str]] = {}
     for (gene, _), items in role_sources.items():
         gene_sources.setdefault(gene, set()).update(item["source"] for item in items)
@@ -233,6 +235,7 @@ def build_draft(
         "atp_driven_reactions_made_one_way": len(coupled),
         "nucleotide_making_kinases_made_one_way": len(kinases),
         "decarboxylations_made_one_way": len(decarboxylations),
+        "hydrolyses_made_one_way": len(hydrolyses),
         "branched_lipids_replaced": len(straight),
         "outside_phosphatase_reactions": len(phosphatases),
         "diffusion_reactions": len(diffusing),

@@ -16,6 +16,7 @@ import numpy as np
 from gem_flux_mcp.modeling.decarboxylation import decarboxylating_sign
 from gem_flux_mcp.modeling.energy import atp_hydrolysis_sign, moves_solute, nucleotide_making_sign
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
+from gem_flux_mcp.modeling.hydrolysis import hydrolysis_sign
 
 if TYPE_CHECKING:
     import cobra
@@ -275,12 +276,14 @@ def _offered_directions(gapfill_direction: str, stoichiometry: Mapping[str, floa
     """The directions gapfilling may add: those the template allows, less the direction
     ModelSEED's thermodynamic estimate rules out (`database` '>' or '<': e.g. nitric oxide
     dioxygenase run backwards would make O2 from nitrate), the ATP-making direction of an
-    ATP-driven transporter, the CO2-fixing direction of a decarboxylation (decarboxylation.py) and
-    the direction of a pyruvate or carbamate kinase that spends a triphosphate (energy.py)."""
+    ATP-driven transporter, the CO2-fixing direction of a decarboxylation (decarboxylation.py), the
+    bond-making direction of a hydrolysis (hydrolysis.py) and the direction of a pyruvate or
+    carbamate kinase that spends a triphosphate (energy.py)."""
     allowed = {"=": (1, -1), ">": (1,), "<": (-1,)}.get(gapfill_direction, ())
     possible = {">": (1,), "<": (-1,)}.get(database, (1, -1))
     required = [sign for sign in (atp_hydrolysis_sign(stoichiometry), decarboxylating_sign(stoichiometry, deltag),
-                                  nucleotide_making_sign(stoichiometry)) if sign is not None]
+                                  nucleotide_making_sign(stoichiometry), hydrolysis_sign(stoichiometry, deltag))
+                if sign is not None]
     return tuple(s for s in allowed if s in possible and all(s == sign for sign in required))
 
 

@@ -197,6 +197,9 @@ def _warnings(run: GapfillRun) -> list[str]:
     if run.decarboxylations_oriented:
         notes.append(f"{len(run.decarboxylations_oriented)} decarboxylations could run backwards (fixing CO2 without "
                      "an energy source); they now only release CO2.")
+    if run.hydrolyses_oriented:
+        notes.append(f"{len(run.hydrolyses_oriented)} hydrolyses could run backwards (joining what water splits, "
+                     "without an energy source); they now only split.")
     if not quality["growth_without_carbon"]["passed"]:
         notes.append("The model grows without a carbon source: check mass-imbalanced reactions.")
     if not quality["growth_on_medium"]["passed"]:

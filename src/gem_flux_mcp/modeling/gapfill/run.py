@@ -42,6 +42,7 @@ from gem_flux_mcp.modeling.gapfill.network import (
 )
 from gem_flux_mcp.modeling.gapfill.reliance import flux_through_added
 from gem_flux_mcp.modeling.gapfill.uptake import UptakeResult, complete_uptake
+from gem_flux_mcp.modeling.hydrolysis import orient_hydrolyses
 from gem_flux_mcp.modeling.translation import trna_ligases
 
 if TYPE_CHECKING:
@@ -67,6 +68,7 @@ class GapfillRun:
     uptake: UptakeResult | None = None
     atp_transport_oriented: list[str] = field(default_factory=list)  # ATP-making directions closed first
     decarboxylations_oriented: list[str] = field(default_factory=list)  # CO2-fixing directions closed first
+    hydrolyses_oriented: list[str] = field(default_factory=list)  # bond-making directions of hydrolyses closed first
 
 
 @contextlib.contextmanager
@@ -120,6 +122,7 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
     oriented = (orient_atp_driven_transport(work) + orient_atp_coupled_reactions(work, facts.reversibility)
                 + orient_nucleotide_making_kinases(work))
     decarboxylations = orient_decarboxylations(work, facts.deltag)  # and no CO2 is fixed without energy
+    hydrolyses = orient_hydrolyses(work, facts.deltag)  # nor a bond made by reversing a hydrolysis
     objective = pick_objective(work)
     no_carbon = {name: carbon_free(medium, formulas) for name, medium in named.items()}
     progress("baseline", 0.02, "growth before gapfilling")
@@ -176,7 +179,8 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
     timings["total"] = time.perf_counter() - started
     return GapfillRun(work, min(before.values()), min(after.values()), atp, reused, genome, quality,
                       {k: round(v, 3) for k, v in timings.items()}, objective,
-                      {name: (before[name], after[name]) for name in named}, uptake, oriented, decarboxylations)
+                      {name: (before[name], after[name]) for name in named}, uptake, oriented, decarboxylations,
+                      hydrolyses)
 
 
 def _infeasible(model: cobra.Model, template: Any, named: Mapping[str, Medium], short: list[str], objective: str,
