@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .energy import METABOLITE_ID, keep_direction, runs_against
+from .energy import one_compartment_compounds, orient_by
 
 if TYPE_CHECKING:
     import cobra
@@ -42,16 +42,12 @@ def decarboxylating_sign(stoichiometry: Mapping[str, float], deltag: float | Non
     """For a reaction written as {metabolite id (cpd#####_c0): coefficient} with ΔG'° `deltag`
     (kcal/mol, forward, None when unknown): +1 when its forward direction releases CO2 and the
     reverse may not run (module docstring), -1 when the reverse releases it, else None."""
-    compounds: dict[str, float] = {}
-    compartments = set()
-    for met, coefficient in stoichiometry.items():
-        match = METABOLITE_ID.match(met)
-        if not match:
-            return None
-        compartments.add(match.group(2))
-        compounds[match.group(1)] = compounds.get(match.group(1), 0.0) + coefficient
+    found = one_compartment_compounds(stoichiometry)
+    if found is None:
+        return None
+    compounds = found[0]
     released = [c for cpd, c in compounds.items() if cpd in CARBON_DIOXIDE and c]
-    if len(compartments) != 1 or len(released) != 1 or ENERGY_CARRIERS & compounds.keys():
+    if len(released) != 1 or ENERGY_CARRIERS & compounds.keys():
         return None
     sign = 1 if released[0] > 0 else -1
     if any(cpd in REDUCED_CARRIERS and c * sign > 0 for cpd, c in compounds.items()):
@@ -67,14 +63,5 @@ def decarboxylating_sign(stoichiometry: Mapping[str, float], deltag: float | Non
 def orient_decarboxylations(model: cobra.Model, deltag: Mapping[str, float | None]) -> list[str]:
     """Close the CO2-fixing direction of every decarboxylation (in place; `deltag` by ModelSEED
     reaction id, rxn#####); returns the ids changed."""
-    changed = []
-    for reaction in model.reactions:
-        if reaction.boundary:
-            continue
-        sign = decarboxylating_sign({m.id: c for m, c in reaction.metabolites.items()},
-                                    deltag.get(reaction.id.split("_")[0]))
-        if sign is None or not runs_against(reaction, sign):
-            continue
-        keep_direction(reaction, sign, "decarboxylation: releases CO2 only (never fixes it without energy)")
-        changed.append(reaction.id)
-    return changed
+    return orient_by(model, decarboxylating_sign, deltag,
+                     "decarboxylation: releases CO2 only (never fixes it without energy)")

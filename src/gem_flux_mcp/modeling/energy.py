@@ -19,7 +19,7 @@ kinase bypassed those enzymes in the models (E. coli's carA/carB, ppc; benchmark
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -114,13 +114,41 @@ def orient_atp_driven_transport(model: cobra.Model) -> list[str]:
 def cytosolic_compounds(stoichiometry: Mapping[str, float]) -> dict[str, float] | None:
     """{compound: net coefficient} of a reaction whose metabolites are all cytosolic
     ({cpd#####_c0: coefficient}); None when any is elsewhere or not a ModelSEED id."""
+    found = one_compartment_compounds(stoichiometry)
+    return found[0] if found is not None and found[1] == "c" else None
+
+
+def one_compartment_compounds(stoichiometry: Mapping[str, float]) -> tuple[dict[str, float], str] | None:
+    """({compound: net coefficient}, compartment letter) of a reaction whose metabolites are all in
+    one compartment ({cpd#####_c0: coefficient}); None when they are in several or one is not a
+    ModelSEED id."""
     compounds: dict[str, float] = {}
+    places = set()
     for met, coefficient in stoichiometry.items():
         match = METABOLITE_ID.match(met)
-        if not match or match.group(2) != "c":
+        if not match:
             return None
+        places.add(match.group(2))
         compounds[match.group(1)] = compounds.get(match.group(1), 0.0) + coefficient
-    return compounds
+    return (compounds, places.pop()) if len(places) == 1 else None
+
+
+SignRule = Callable[[Mapping[str, float], float | None], int | None]
+
+
+def orient_by(model: cobra.Model, rule: SignRule, deltag: Mapping[str, float | None], why: str) -> list[str]:
+    """Close, in place, the direction of every reaction against the one `rule` (stoichiometry, ΔG'°
+    by ModelSEED reaction id, rxn#####) allows, noting `why`; returns the ids changed."""
+    changed = []
+    for reaction in model.reactions:
+        if reaction.boundary:
+            continue
+        sign = rule({m.id: c for m, c in reaction.metabolites.items()}, deltag.get(reaction.id.split("_")[0]))
+        if sign is None or not runs_against(reaction, sign):
+            continue
+        keep_direction(reaction, sign, why)
+        changed.append(reaction.id)
+    return changed
 
 
 def atp_coupled_sign(stoichiometry: Mapping[str, float]) -> int | None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .energy import METABOLITE_ID, keep_direction, runs_against
+from .energy import one_compartment_compounds, orient_by
 
 if TYPE_CHECKING:
     import cobra
@@ -47,16 +47,12 @@ def hydrolysis_sign(stoichiometry: Mapping[str, float], deltag: float | None = N
     """For a reaction written as {metabolite id (cpd#####_c0): coefficient} with ΔG'° `deltag`
     (kcal/mol, forward, None when unknown): +1 when its forward direction is a hydrolysis whose
     reverse may not run (module docstring), -1 when its reverse is, else None."""
-    compounds: dict[str, float] = {}
-    compartments = set()
-    for met, coefficient in stoichiometry.items():
-        match = METABOLITE_ID.match(met)
-        if not match:
-            return None
-        compartments.add(match.group(2))
-        compounds[match.group(1)] = compounds.get(match.group(1), 0.0) + coefficient
+    found = one_compartment_compounds(stoichiometry)
+    if found is None:
+        return None
+    compounds = found[0]
     water = compounds.get(WATER, 0.0)
-    if len(compartments) != 1 or not water or REDOX_CARRIERS & compounds.keys():
+    if not water or REDOX_CARRIERS & compounds.keys():
         return None
     sign = 1 if water < 0 else -1  # the direction that takes up water
     split = [c * sign for cpd, c in compounds.items() if cpd not in (WATER, PROTON) and c]
@@ -72,14 +68,4 @@ def hydrolysis_sign(stoichiometry: Mapping[str, float], deltag: float | None = N
 def orient_hydrolyses(model: cobra.Model, deltag: Mapping[str, float | None]) -> list[str]:
     """Close the bond-making direction of every hydrolysis (in place; `deltag` by ModelSEED
     reaction id, rxn#####); returns the ids changed."""
-    changed = []
-    for reaction in model.reactions:
-        if reaction.boundary:
-            continue
-        sign = hydrolysis_sign({m.id: c for m, c in reaction.metabolites.items()},
-                               deltag.get(reaction.id.split("_")[0]))
-        if sign is None or not runs_against(reaction, sign):
-            continue
-        keep_direction(reaction, sign, "hydrolysis: splits with water only (never joins without energy)")
-        changed.append(reaction.id)
-    return changed
+    return orient_by(model, hydrolysis_sign, deltag, "hydrolysis: splits with water only (never joins without energy)")
