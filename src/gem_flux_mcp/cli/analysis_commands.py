@@ -1,6 +1,8 @@
-"""`gem-flux essentiality|phenotypes|fermentation|fva|compare|diagnose`: the analysis tools on model files,
-without a server. Each prints a short summary (or the whole result as JSON with --json) and
-writes the full table as TSV with --out."""
+"""`gem-flux essentiality|phenotypes|fermentation|fva|explain|compare|diagnose`: the analysis tools on
+model files, without a server. The model file and the medium go through the same service that
+serves the tool (its job builder checks them on the model, as the tool checks the stored one, and
+its job runs the analysis); only storing the result is left out. Each prints a short summary (or
+the whole result as JSON with --json) and writes the full table as TSV with --out."""
 
 from __future__ import annotations
 
@@ -164,18 +166,33 @@ def _medium(text: str, settings: Settings) -> tuple[str, dict[str, tuple[float, 
 
 
 def _on_medium(model: cobra.Model, args: argparse.Namespace, settings: Settings, biochem: BiochemIndex
-               ) -> tuple[str, dict[str, tuple[float, float]], list[Any], list[str]]:
-    """Apply --medium and --objective; returns (medium name, the medium, the model's exchanges, the
-    medium's compounds without an exchange)."""
-    from gem_flux_mcp.modeling import fba, media
+               ) -> tuple[str, dict[str, tuple[float, float]]]:
+    """(the --medium's name, the medium), checked to apply to `model` (MEDIA_INCOMPATIBLE when none
+    of its compounds has an exchange); the model is left as it was."""
+    from gem_flux_mcp.modeling import media
 
     name, medium = _medium(args.medium, settings)
-    exchanges, report = media.put_on_medium(model, medium, biochem)
+    with model:
+        _, report = media.put_on_medium(model, medium, biochem)
     if not report.applied:
         raise ValidationError(ErrorCode.MEDIA_INCOMPATIBLE, f"No compound of medium {name} has an exchange "
                               "reaction in the model.", details={"medium": name})
-    model.objective = fba.check_objective(model, args.objective, model.id or "model")
-    return name, medium, exchanges, report.missing
+    return name, medium
+
+
+def _file_model(args: argparse.Namespace, settings: Settings, biochem: BiochemIndex
+                ) -> tuple[cobra.Model, str, str, dict[str, tuple[float, float]]]:
+    """(the model file read, its COBRApy JSON, the --medium's name, the medium): what the services'
+    job builders take, as they take the stored model in the tools."""
+    from cobra.io import to_json
+
+    model = _load(args.model)
+    name, medium = _on_medium(model, args, settings, biochem)
+    return model, to_json(model), name, medium
+
+
+def _quiet(stage: str, fraction: float, message: str) -> None:
+    return None
 
 
 def _observed(path_text: str | None) -> dict[str, bool] | None:
@@ -219,30 +236,30 @@ def _compared(lines: list[str], predicted: list[str], tested: list[str], observe
 
 
 def _essentiality(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
-    from gem_flux_mcp.modeling.essentiality import deletion_rows, single_deletions
-    from gem_flux_mcp.services.essentiality import COLUMNS
+    from gem_flux_mcp.modeling.essentiality import deletion_rows
+    from gem_flux_mcp.services.essentiality import COLUMNS, essentiality_job
 
-    threshold = args.threshold
-    model = _load(args.model)
-    medium, _, _, _ = _on_medium(model, args, settings, _biochem(settings))
-    result = single_deletions(model, args.target)
-    rows = deletion_rows(result.wild_type_growth, result.growth, result.closes, threshold)
+    model, model_json, medium, compounds = _file_model(args, settings, _biochem(settings))
+    job = essentiality_job(model, model.id or "model", model_json, medium, compounds, args.target, None,
+                           args.objective, args.threshold)
+    outcome = job.run(settings, _quiet)
+    rows = deletion_rows(outcome.wild_type_growth, outcome.growth, outcome.closes, job.threshold)
     essential = [r["id"] for r in rows if r["status"] == "essential"]
     slowed = sum(r["status"] == "slowed" for r in rows)
     lines = [f"{len(rows)} {args.target} of {model.id} on {medium}: {len(essential)} essential, {slowed} slowed "
-             f"(wild-type growth {result.wild_type_growth:.4g} /h)"]
+             f"(wild-type growth {outcome.wild_type_growth:.4g} /h)"]
     comparison = _compared(lines, essential, [r["id"] for r in rows], _observed(args.observed), "essential")
     lines += _write(args.out, COLUMNS, rows)
-    return {"lines": lines, "rows": rows, "comparison": comparison, "wild_type_growth": result.wild_type_growth}
+    return {"lines": lines, "rows": rows, "comparison": comparison, "wild_type_growth": outcome.wild_type_growth}
 
 
 def _phenotypes(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     from gem_flux_mcp.data.panels import load_panels
     from gem_flux_mcp.modeling import media
-    from gem_flux_mcp.modeling.phenotypes import growth_phenotypes, phenotype_rows, plan_array
-    from gem_flux_mcp.services.phenotypes import COLUMNS
+    from gem_flux_mcp.modeling.phenotypes import phenotype_rows
+    from gem_flux_mcp.services.phenotypes import COLUMNS, phenotype_job
 
-    threshold, rate = args.growth_threshold, args.uptake_rate
+    threshold = args.growth_threshold
     biochem = _biochem(settings)
     observed = _observed(args.observed)
     extra = [c.strip() for c in args.compounds.split(",") if c.strip()] + list(observed or {})
@@ -250,19 +267,17 @@ def _phenotypes(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     panel = load_panels()[1][args.panel] if args.panel else None
     if panel is None and not tested:
         raise ValidationError(ErrorCode.NO_INPUT_PROVIDED, "Give --panel, --compounds or --observed.")
-    name, medium = _medium(args.medium, settings)
-    plan = plan_array(panel, tested, medium, rate)
-    compounds, removed, rate = list(plan.compounds), plan.removed, plan.uptake
-    model = _load(args.model)
-    exchanges, _ = media.put_on_medium(model, plan.medium, biochem)
-    model.objective = args.objective
-    array = growth_phenotypes(model, compounds, exchanges, rate)
+    model, model_json, name, medium = _file_model(args, settings, biochem)
+    job = phenotype_job(model, model.id or "model", model_json, name, medium, panel, tested, args.uptake_rate,
+                        args.objective)
+    array = job.run(settings, _quiet)
+    compounds = list(job.compounds)
     names = {c: n for c, (n, _) in biochem.compound_names(compounds).items()}
     rows = phenotype_rows(compounds, array.growth, array.exchanges, threshold, names)
     grows = [r["compound_id"] for r in rows if r["status"] == "growth"]
     no_uptake = sum(r["status"] == "no_uptake" for r in rows)
-    lines = [f"{len(rows)} compounds on {name} minus {', '.join(removed) or 'nothing'} (uptake {rate:g}): "
-             f"growth on {len(grows)}, no growth on {len(rows) - len(grows) - no_uptake}, "
+    lines = [f"{len(rows)} compounds on {name} minus {', '.join(job.reference_removed) or 'nothing'} (uptake "
+             f"{job.uptake:g}): growth on {len(grows)}, no growth on {len(rows) - len(grows) - no_uptake}, "
              f"{no_uptake} cannot be taken up (base growth {array.base_growth:.4g} /h)"]
     comparison = _compared(lines, grows, compounds, {k.lower(): v for k, v in (observed or {}).items()}, "growth")
     lines += _write(args.out, COLUMNS, rows)
@@ -270,46 +285,44 @@ def _phenotypes(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
 
 
 def _fermentation(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
-    import dataclasses
-
-    from gem_flux_mcp.modeling.fermentation import check_observed, fermentation_products
-    from gem_flux_mcp.services.fermentation import COLUMNS, named_products, scored_calls, table_rows
+    from gem_flux_mcp.modeling.fermentation import check_observed
+    from gem_flux_mcp.services.fermentation import COLUMNS, fermentation_job, named_products, scored_calls, table_rows
 
     ratio = args.min_ratio
     observed = check_observed([p.strip() for p in args.observed.split(",") if p.strip()] if args.observed else None)
-    model = _load(args.model)
     biochem = _biochem(settings)
-    name, medium, exchanges, _ = _on_medium(model, args, settings, biochem)
-    found = fermentation_products(model, exchanges, medium, min_ratio=ratio)
-    products = named_products(biochem, [dataclasses.asdict(p) for p in found.products])
-    minor = named_products(biochem, [dataclasses.asdict(p) for p in found.minor])
-    made = [k for k, v in found.predicted.items() if v]
-    lines = [f"{model.id} on {name}: growth {found.growth:.4g} /h; {len(products)} compounds secreted at >= "
+    model, model_json, name, medium = _file_model(args, settings, biochem)
+    job = fermentation_job(model, model.id or "model", model_json, name, medium, args.objective, ratio)
+    found = job.run(settings, _quiet).result
+    products = named_products(biochem, found["products"])
+    minor = named_products(biochem, found["minor"])
+    made = [k for k, v in found["predicted"].items() if v]
+    lines = [f"{model.id} on {name}: growth {found['growth']:.4g} /h; {len(products)} compounds secreted at >= "
              f"{ratio:g} x growth; fermentation products: {', '.join(made) or 'none'}"]
     lines += [f"  {p['name']} ({p['compound_id']}): {p['flux']:.4g} mmol/gDW/h, {p['per_growth']:g} x growth"
               f"{' (also in the medium)' if p['in_medium'] else ''}" for p in products[:15]]
-    if found.reversed_atp_transport:
+    if found["reversed_atp_transport"]:
         lines.append("warning: ATP-driven transporters run backwards: "
-                     + ", ".join(rid for rid, _ in found.reversed_atp_transport))
+                     + ", ".join(rid for rid, _ in found["reversed_atp_transport"]))
     comparison = None
     if observed:
-        predicted, tested = scored_calls(found.predicted, products, observed)
+        predicted, tested = scored_calls(found["predicted"], products, observed)
         comparison = _compared(lines, sorted(predicted), tested, observed, "product")
     rows = table_rows(products + minor)
     lines += _write(args.out, COLUMNS, rows)
-    return {"lines": lines, "growth": found.growth, "predicted": found.predicted, "products": rows,
-            "reversed_atp_transport": found.reversed_atp_transport, "comparison": comparison}
+    return {"lines": lines, "growth": found["growth"], "predicted": found["predicted"], "products": rows,
+            "reversed_atp_transport": found["reversed_atp_transport"], "comparison": comparison}
 
 
 def _fva(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
-    from gem_flux_mcp.modeling.variability import flux_variability
-    from gem_flux_mcp.services.variability import COLUMNS, STATUSES, variability_rows
+    from gem_flux_mcp.services.variability import COLUMNS, STATUSES, variability_job, variability_rows
 
     fraction = args.fraction
-    model = _load(args.model)
-    medium, _, _, _ = _on_medium(model, args, settings, _biochem(settings))
+    model, model_json, medium, compounds = _file_model(args, settings, _biochem(settings))
     wanted = [r.strip() for r in args.reactions.split(",") if r.strip()] or None
-    result = flux_variability(model, wanted, fraction, args.loopless)
+    job = variability_job(model, model.id or "model", model_json, medium, compounds, wanted, fraction,
+                          args.loopless, args.objective)
+    result = job.run(settings, _quiet)
     rows = variability_rows(result.minimum, result.maximum)
     counts = {s: sum(r["status"] == s for r in rows) for s in STATUSES}
     lines = [f"{len(rows)} reactions of {model.id} on {medium} at {fraction:g} of the optimum "
@@ -319,20 +332,17 @@ def _fva(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
 
 
 def _explain(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
-    import dataclasses
-
     from gem_flux_mcp.modeling.essentiality import Target
-    from gem_flux_mcp.modeling.explain import explain_deletion
-    from gem_flux_mcp.services.explain import explanation_sentence, named_precursors
+    from gem_flux_mcp.services.explain import explanation_job, explanation_sentence, named_precursors
 
     target: Target = "genes" if args.gene else "reactions"
-    deleted = args.gene or args.reaction
-    model = _load(args.model)
     biochem = _biochem(settings)
-    medium, _, _, _ = _on_medium(model, args, settings, biochem)
-    found = dataclasses.asdict(explain_deletion(model, deleted, target, args.threshold, biochem.reaction_details))
+    model, model_json, medium, compounds = _file_model(args, settings, biochem)
+    job = explanation_job(model, model.id or "model", model_json, medium, compounds, target,
+                          args.gene or args.reaction, args.objective, args.threshold)
+    found = job.run(settings, _quiet).explanation
     precursors = named_precursors(biochem, found)
-    lines = [f"{model.id} on {medium}: " + explanation_sentence(target, deleted, found, precursors)]
+    lines = [f"{model.id} on {medium}: " + explanation_sentence(target, job.deleted, found, precursors)]
     lines += [f"  {s['change']:<9} {s['reaction_id']:<16} {s['flux_wild_type']:>10.4g} -> {s['flux_deleted']:<10.4g} "
               f"{s['origin']:<22} {','.join(s['genes'][:3]) or '(no gene)'}  {s['name'][:50]}" for s in found["route"]]
     lines += [f"  not made: {p['name'] or p['id']} ({p['id']})" for p in precursors]

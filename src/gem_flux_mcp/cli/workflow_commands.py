@@ -171,12 +171,15 @@ def _gapfill(args: argparse.Namespace, settings: Settings, started: float) -> di
 
 
 def _fba(args: argparse.Namespace, settings: Settings, started: float) -> dict[str, Any]:
-    from gem_flux_mcp.modeling import fba
+    from gem_flux_mcp.modeling import fba, media
 
     biochem = _biochem(settings)
     model = _load(args.model)
-    name, _, exchanges, missing = _on_medium(model, args, settings, biochem)
-    objective = args.objective.strip()
+    name, medium = _on_medium(model, args, settings, biochem)
+    exchanges, report = media.put_on_medium(model, medium, biochem)
+    missing = report.missing
+    objective = fba.check_objective(model, args.objective, model.id or "model")
+    model.objective = objective
     result = fba.run_fba(model, model_id=model.id or Path(args.model).stem, media_id=name, objective=objective,
                          maximize=True, flux_threshold=1e-6, pfba=args.pfba, exchanges=exchanges,
                          names=fba.NameLookup(biochem.reaction_names, biochem.compound_names), is_draft=False)

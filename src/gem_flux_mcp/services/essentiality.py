@@ -3,9 +3,10 @@ into an EssentialityJob for a worker, the answer summarised, paged and compared 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
@@ -18,6 +19,9 @@ from gem_flux_mcp.services.confusion import compare
 from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
+
+if TYPE_CHECKING:
+    import cobra
 
 
 @dataclass(frozen=True)
@@ -62,14 +66,21 @@ def prepare_essentiality(ws: Workspace, model_id: object, media_id: object, targ
                               details={"provided": repr(ids)[:80]})
     medium_id, medium = ws.medium(media_id)
     with ws.store.checkout(ws.workspace_id, key) as model:
-        goal = fba.check_objective(model, objective, key)
-        if ids:
-            check_ids(model, "genes" if target == "genes" else "reactions", ids)
-    return EssentialityJob(
-        model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
-        medium=dict(medium), objective=goal, target=str(target), threshold=cutoff,
-        ids=tuple(dict.fromkeys(ids)) if ids else None,
-    )
+        return essentiality_job(model, key, ws.store.model_data(ws.workspace_id, key).decode("utf-8"), medium_id,
+                                medium, str(target), ids, objective, cutoff)
+
+
+def essentiality_job(model: cobra.Model, model_id: str, model_json: str, media_id: str,
+                     medium: Mapping[str, tuple[float, float]], target: str, ids: list[str] | None,
+                     objective: object, threshold: float) -> EssentialityJob:
+    """The job for a model at hand (the stored one, or a file's: `gem-flux essentiality`), its
+    objective and every id to delete checked on it."""
+    goal = fba.check_objective(model, objective, model_id)
+    if ids:
+        check_ids(model, "genes" if target == "genes" else "reactions", ids)
+    return EssentialityJob(model_id=model_id, media_id=media_id, model_json=model_json, medium=dict(medium),
+                           objective=goal, target=target, threshold=threshold,
+                           ids=tuple(dict.fromkeys(ids)) if ids else None)
 
 
 def store_essentiality(ws: Workspace, job: EssentialityJob, outcome: DeletionOutcome,

@@ -5,8 +5,9 @@ recorded with the model."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
@@ -17,6 +18,9 @@ from gem_flux_mcp.rules.catalog import DEFAULT_THRESHOLD, ESSENTIALITY_THRESHOLD
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium, worker_biochem
 from gem_flux_mcp.services.workspace import Workspace, model_key
+
+if TYPE_CHECKING:
+    import cobra
 
 
 @dataclass(frozen=True)
@@ -59,11 +63,19 @@ def prepare_explanation(ws: Workspace, model_id: object, media_id: object, gene:
     target: Target = "genes" if name == "gene" else "reactions"
     medium_id, medium = ws.medium(media_id)
     with ws.store.checkout(ws.workspace_id, key) as model:
-        goal = fba.check_objective(model, objective, key)
-        (deleted,) = check_ids(model, target, [str(value).strip()])
-    return ExplainJob(model_id=key, media_id=medium_id,
-                      model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
-                      medium=dict(medium), objective=goal, target=target, deleted=deleted, threshold=cutoff)
+        return explanation_job(model, key, ws.store.model_data(ws.workspace_id, key).decode("utf-8"), medium_id,
+                               medium, target, str(value), objective, cutoff)
+
+
+def explanation_job(model: cobra.Model, model_id: str, model_json: str, media_id: str,
+                    medium: Mapping[str, tuple[float, float]], target: Target, deleted: str, objective: object,
+                    threshold: float) -> ExplainJob:
+    """The job for a model at hand (the stored one, or a file's: `gem-flux explain`), its objective
+    and the gene or reaction to delete checked on it."""
+    goal = fba.check_objective(model, objective, model_id)
+    (found,) = check_ids(model, target, [deleted.strip()])
+    return ExplainJob(model_id=model_id, media_id=media_id, model_json=model_json, medium=dict(medium),
+                      objective=goal, target=target, deleted=found, threshold=threshold)
 
 
 def store_explanation(ws: Workspace, job: ExplainJob, outcome: ExplainOutcome) -> results.ExplainEssentialityResult:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.biochem import BiochemIndex
@@ -19,6 +19,9 @@ from gem_flux_mcp.services.confusion import compare
 from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
+
+if TYPE_CHECKING:
+    import cobra
 
 
 @dataclass(frozen=True)
@@ -59,10 +62,17 @@ def prepare_fermentation(ws: Workspace, model_id: object, media_id: object, obje
     check_observed(observed)
     medium_id, medium = ws.medium(media_id)
     with ws.store.checkout(ws.workspace_id, key) as model:
-        goal = fba.check_objective(model, objective, key)
-    return FermentationJob(model_id=key, media_id=medium_id,
-                           model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
-                           medium=dict(medium), objective=goal, min_ratio=ratio)
+        return fermentation_job(model, key, ws.store.model_data(ws.workspace_id, key).decode("utf-8"), medium_id,
+                                medium, objective, ratio)
+
+
+def fermentation_job(model: cobra.Model, model_id: str, model_json: str, media_id: str,
+                     medium: Mapping[str, tuple[float, float]], objective: object, min_ratio: float
+                     ) -> FermentationJob:
+    """The job for a model at hand (the stored one, or a file's: `gem-flux fermentation`), its
+    objective checked on it."""
+    return FermentationJob(model_id=model_id, media_id=media_id, model_json=model_json, medium=dict(medium),
+                           objective=fba.check_objective(model, objective, model_id), min_ratio=min_ratio)
 
 
 def store_fermentation(ws: Workspace, job: FermentationJob, outcome: FermentationOutcome, observed: object = None,

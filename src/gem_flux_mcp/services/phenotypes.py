@@ -5,12 +5,13 @@ paged, compared with observations and recorded with the model."""
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from gem_flux_mcp.config import Settings
-from gem_flux_mcp.data.panels import PANEL_NAMES, load_panels
+from gem_flux_mcp.data.panels import PANEL_NAMES, Panel, load_panels
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling import fba, media
@@ -22,6 +23,9 @@ from gem_flux_mcp.services.confusion import compare
 from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
+
+if TYPE_CHECKING:
+    import cobra
 
 
 @dataclass(frozen=True)
@@ -87,14 +91,21 @@ def prepare_phenotypes(ws: Workspace, model_id: object, base_media_id: object, p
     tested = check_compound_ids(extra, ws.biochem.existing_compound_ids, allow_duplicates=True) if extra else []
     chosen = load_panels()[1][str(panel)] if panel is not None else None
     medium_id, medium = ws.medium(base_media_id)
-    plan = plan_array(chosen, tested, medium, UPTAKE_RATE.check(uptake_rate))
+    rate = UPTAKE_RATE.check(uptake_rate)
     with ws.store.checkout(ws.workspace_id, key) as model:
-        goal = fba.check_objective(model, objective, key)
-    return PhenotypeJob(
-        model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
-        medium=plan.medium, objective=goal, compounds=plan.compounds, uptake=plan.uptake,
-        panel=chosen.name if chosen else None, reference_removed=plan.removed,
-    )
+        return phenotype_job(model, key, ws.store.model_data(ws.workspace_id, key).decode("utf-8"), medium_id,
+                             medium, chosen, tested, rate, objective)
+
+
+def phenotype_job(model: cobra.Model, model_id: str, model_json: str, media_id: str,
+                  medium: Mapping[str, tuple[float, float]], panel: Panel | None, tested: list[str],
+                  uptake_rate: float | None, objective: object) -> PhenotypeJob:
+    """The job for a model at hand (the stored one, or a file's: `gem-flux phenotypes`): the array
+    planned on the base medium (the panel's reference sources taken out), the objective checked."""
+    plan = plan_array(panel, tested, dict(medium), uptake_rate)
+    return PhenotypeJob(model_id=model_id, media_id=media_id, model_json=model_json, medium=plan.medium,
+                        objective=fba.check_objective(model, objective, model_id), compounds=plan.compounds,
+                        uptake=plan.uptake, panel=panel.name if panel else None, reference_removed=plan.removed)
 
 
 def store_phenotypes(ws: Workspace, job: PhenotypeJob, outcome: PhenotypeOutcome,

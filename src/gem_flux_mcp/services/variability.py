@@ -4,9 +4,10 @@ paged, written as TSV when asked, and recorded with the model."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
@@ -18,6 +19,9 @@ from gem_flux_mcp.services import results
 from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
+
+if TYPE_CHECKING:
+    import cobra
 
 
 @dataclass(frozen=True)
@@ -63,14 +67,21 @@ def prepare_variability(ws: Workspace, model_id: object, media_id: object, react
                               details={"provided": repr(reactions)[:80]})
     medium_id, medium = ws.medium(media_id)
     with ws.store.checkout(ws.workspace_id, key) as model:
-        goal = fba.check_objective(model, objective, key)
-        if reactions:
-            check_ids(model, "reactions", reactions)
-    return VariabilityJob(
-        model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
-        medium=dict(medium), objective=goal, fraction_of_optimum=fraction, loopless=bool(loopless),
-        reactions=tuple(dict.fromkeys(reactions)) if reactions else None,
-    )
+        return variability_job(model, key, ws.store.model_data(ws.workspace_id, key).decode("utf-8"), medium_id,
+                               medium, reactions, fraction, bool(loopless), objective)
+
+
+def variability_job(model: cobra.Model, model_id: str, model_json: str, media_id: str,
+                    medium: Mapping[str, tuple[float, float]], reactions: list[str] | None, fraction: float,
+                    loopless: bool, objective: object) -> VariabilityJob:
+    """The job for a model at hand (the stored one, or a file's: `gem-flux fva`), its objective and
+    every reaction asked for checked on it."""
+    goal = fba.check_objective(model, objective, model_id)
+    if reactions:
+        check_ids(model, "reactions", reactions)
+    return VariabilityJob(model_id=model_id, media_id=media_id, model_json=model_json, medium=dict(medium),
+                          objective=goal, fraction_of_optimum=fraction, loopless=loopless,
+                          reactions=tuple(dict.fromkeys(reactions)) if reactions else None)
 
 
 def status_of(low: float, high: float) -> str:
