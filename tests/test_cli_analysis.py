@@ -151,3 +151,20 @@ def test_fermentation_command_equals_cobrapy_pfba(files: dict[str, Path], server
     refused = gem_flux("fermentation", str(files["model"]), "--medium", str(tmp_path / "anaerobic.json"),
                        "--objective", "Biomass_Ecoli_core", "--min-ratio", "0", env=server_env)
     assert refused.returncode != 0 and "INVALID_THRESHOLD" in refused.stdout + refused.stderr
+
+
+def test_file_commands_check_the_model_as_the_tools_do(files: dict[str, Path], server_env: dict[str, str]) -> None:
+    """The file commands build the services' own jobs, so a bad objective or id is refused with the
+    tools' codes before any analysis; `gem-flux fba` answers what COBRApy finds."""
+    base = ("--medium", str(files["medium"]))
+    for command, extra, code in (("essentiality", ("--objective", "no_such_reaction"), "INVALID_OBJECTIVE"),
+                                 ("fva", ("--objective", "no_such_reaction"), "INVALID_OBJECTIVE"),
+                                 ("fva", ("--objective", "Biomass_Ecoli_core", "--reactions", "PGI,NOPE"),
+                                  "INVALID_REACTION"),
+                                 ("explain", ("--objective", "Biomass_Ecoli_core", "--gene", "b9999"), "INVALID_GENE"),
+                                 ("fba", ("--objective", "no_such_reaction"), "INVALID_OBJECTIVE")):
+        proc = gem_flux(command, str(files["model"]), *base, *extra, env=server_env)
+        assert proc.returncode == 1 and code in proc.stderr, (command, proc.stderr)
+    proc = gem_flux("fba", str(files["model"]), *base, "--objective", "Biomass_Ecoli_core", "--json", env=server_env)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["objective_value"] == pytest.approx(textbook().slim_optimize(), abs=1e-6)

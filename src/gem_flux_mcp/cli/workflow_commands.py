@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gem_flux_mcp.cli.analysis_commands import _biochem, _load, _medium, _on_medium
+from gem_flux_mcp.cli.analysis_commands import _biochem, _load, _medium
 from gem_flux_mcp.cli.errors import report_error
 from gem_flux_mcp.cli.genome_options import add_genome_options
 from gem_flux_mcp.cli.options import add_rule_option
@@ -172,18 +172,15 @@ def _gapfill(args: argparse.Namespace, settings: Settings, started: float) -> di
 
 def _fba(args: argparse.Namespace, settings: Settings, started: float) -> dict[str, Any]:
     from gem_flux_mcp.modeling import fba, media
+    from gem_flux_mcp.services.fba import fba_on_model
 
     biochem = _biochem(settings)
     model = _load(args.model)
-    name, medium = _on_medium(model, args, settings, biochem)
-    exchanges, report = media.put_on_medium(model, medium, biochem)
-    missing = report.missing
-    objective = fba.check_objective(model, args.objective, model.id or "model")
-    model.objective = objective
-    result = fba.run_fba(model, model_id=model.id or Path(args.model).stem, media_id=name, objective=objective,
-                         maximize=True, flux_threshold=1e-6, pfba=args.pfba, exchanges=exchanges,
-                         names=fba.NameLookup(biochem.reaction_names, biochem.compound_names), is_draft=False)
-    result["media_compounds_without_exchange"] = missing
+    name, medium = _medium(args.medium, settings)
+    result = fba_on_model(model, model.id or Path(args.model).stem, name, medium, media.exchanges_of(model, biochem),
+                          fba.NameLookup(biochem.reaction_names, biochem.compound_names), args.objective,
+                          pfba=args.pfba)
+    objective = result["objective_reaction"]
     lines = [f"{objective} on {name}: {result['objective_value']:.6g} ({result['method']}, {result['solver']})",
              f"  {result['interpretation']['metabolism_type']}; carbon sources: "
              f"{', '.join(result['interpretation'].get('carbon_sources', [])) or 'none'}"]

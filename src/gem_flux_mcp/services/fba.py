@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -27,33 +28,15 @@ def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object
     row = ws.store.get_model_row(ws.workspace_id, key)
     medium_id, medium = ws.medium(media_id)
     names = fba.NameLookup(ws.biochem.reaction_names, ws.biochem.compound_names)
+    is_draft = row.state == "draft" and row.source == "built"
     with ws.store.checkout(ws.workspace_id, key) as model, model:
-        goal = fba.check_objective(model, objective, key)
         exchanges = _EXCHANGES.get(model)
         if exchanges is None:
             exchanges = _EXCHANGES[model] = ws.exchanges(model)
-        changes = whatif.validate_what_if(model, knockout_genes, knockout_reactions, reaction_bounds)
-        report = media.apply_medium(model, medium, exchanges)
-        if not report.applied:
-            raise ValidationError(
-                ErrorCode.MEDIA_INCOMPATIBLE,
-                f"None of the {len(medium)} compounds of medium {medium_id} has an exchange reaction "
-                f"in model {key}.",
-                details={"model_id": key, "media_id": medium_id, "media_compounds": list(medium)[:50],
-                         "model_exchanges": [e.reaction_id for e in exchanges][:50]},
-                suggestions=["Use a medium made of compounds the model can exchange (see get_model).",
-                             "Models outside the ModelSEED namespace are matched through BiGG ids."],
-            )
-        applied = whatif.apply_what_if(model, changes) if not changes.is_empty() else None
-        result = fba.run_fba(
-            model, model_id=key, media_id=medium_id, objective=goal, maximize=bool(maximize),
-            flux_threshold=threshold, pfba=bool(pfba), exchanges=exchanges, names=names,
-            is_draft=row.state == "draft" and row.source == "built",
-        )
-    result["media_compounds_without_exchange"] = report.missing
-    result["next_steps"] = _next_steps(result["objective_value"], row.state == "draft" and row.source == "built", key)
-    if applied is not None:
-        result["what_if"] = applied
+        result = fba_on_model(model, key, medium_id, medium, exchanges, names, objective, bool(maximize), threshold,
+                              bool(pfba), knockout_genes, knockout_reactions, reaction_bounds, is_draft)
+    goal, applied = result["objective_reaction"], result.get("what_if")
+    result["next_steps"] = _next_steps(result["objective_value"], is_draft, key)
     ws.store.set_last_media(ws.workspace_id, key, medium_id)
     ws.store.add_result(ws.workspace_id, key, "fba", medium_id, {
         "objective": goal, "objective_value": result["objective_value"], "method": result["method"],
@@ -66,6 +49,37 @@ def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object
            if applied is not None else {}),
     })
     return results.FbaResult.model_validate(result)
+
+
+def fba_on_model(model: Any, model_id: str, media_id: str, medium: Mapping[str, tuple[float, float]],
+                 exchanges: list[media.ExchangeInfo], names: fba.NameLookup, objective: object = "bio1",
+                 maximize: bool = True, flux_threshold: float = 1e-6, pfba: bool = False,
+                 knockout_genes: object = None, knockout_reactions: object = None, reaction_bounds: object = None,
+                 is_draft: bool = False) -> dict[str, Any]:
+    """FBA (or pFBA) of a model at hand (the stored one, or a file's: `gem-flux fba`) on a medium,
+    knockouts and bounds applied after it; the caller undoes the changes (`with model:`). The
+    objective, the what-if changes and the medium are checked on the model first."""
+    goal = fba.check_objective(model, objective, model_id)
+    changes = whatif.validate_what_if(model, knockout_genes, knockout_reactions, reaction_bounds)
+    report = media.apply_medium(model, medium, exchanges)
+    if not report.applied:
+        raise ValidationError(
+            ErrorCode.MEDIA_INCOMPATIBLE,
+            f"None of the {len(medium)} compounds of medium {media_id} has an exchange reaction "
+            f"in model {model_id}.",
+            details={"model_id": model_id, "media_id": media_id, "media_compounds": list(medium)[:50],
+                     "model_exchanges": [e.reaction_id for e in exchanges][:50]},
+            suggestions=["Use a medium made of compounds the model can exchange (see get_model).",
+                         "Models outside the ModelSEED namespace are matched through BiGG ids."],
+        )
+    applied = whatif.apply_what_if(model, changes) if not changes.is_empty() else None
+    result = fba.run_fba(model, model_id=model_id, media_id=media_id, objective=goal, maximize=maximize,
+                         flux_threshold=flux_threshold, pfba=pfba, exchanges=exchanges, names=names,
+                         is_draft=is_draft)
+    result["media_compounds_without_exchange"] = report.missing
+    if applied is not None:
+        result["what_if"] = applied
+    return result
 
 
 def _next_steps(growth: float, is_draft: bool, model_id: str) -> list[str]:
