@@ -199,7 +199,7 @@ def test_not_found_details_and_suggestions(store: Store) -> None:
     assert hinted.valid_next_steps and hinted.example_call == {"tool": "list_models", "arguments": {}}
 
 
-def test_list_models_order_and_speed(store: Store) -> None:
+def test_list_models_order_and_rows_only(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     ids = [f"m{i:03d}.draft" for i in range(100)]
     for model_id in reversed(ids):  # insertion order differs from alphabetical order
         add_tiny(store, model_id)
@@ -207,12 +207,16 @@ def test_list_models_order_and_speed(store: Store) -> None:
     assert [r.model_id for r in rows] == list(reversed(ids))
     assert [r.created_at for r in rows] == sorted(r.created_at for r in rows)
     assert len({r.created_at for r in rows}) == 100
-    timings = []
-    for _ in range(20):
-        start = time.perf_counter()
-        store.list_models(WS)
-        timings.append(time.perf_counter() - start)
-    assert sorted(timings)[10] < 0.010, f"median list_models {sorted(timings)[10] * 1000:.1f} ms"
+    # Listing is rows only: it still answers when no model file can be read. (Its speed, with
+    # 1,000 models on both backends, is measured in benchmarks/store_backends.py: a wall-clock
+    # bound here failed on two busy test workers.)
+    def no_file(*_: object) -> bytes:
+        raise AssertionError("list_models read a model file")
+
+    monkeypatch.setattr(store.db, "model_file", no_file)
+    assert [r.model_id for r in store.list_models(WS)] == list(reversed(ids))
+    with pytest.raises(AssertionError, match="read a model file"):
+        store.model_data(WS, ids[0])  # the stand-in does bite where a file is read
 
 
 def test_workspace_isolation(store: Store) -> None:
