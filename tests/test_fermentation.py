@@ -28,6 +28,7 @@ from gem_flux_mcp.modeling.energy import (
     atp_hydrolysis_sign,
     orient_atp_coupled_reactions,
     orient_atp_driven_transport,
+    pts_sign,
 )
 from gem_flux_mcp.modeling.fermentation import check_observed, fermentation_products
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
@@ -64,6 +65,36 @@ def test_an_abc_transporter_never_runs_backwards() -> None:
     assert orient_atp_driven_transport(model) == ["rxn10170_c0"]
     assert model.reactions.rxn10170_c0.bounds == (0.0, 1000.0)
     assert orient_atp_driven_transport(model) == []  # nothing left to change
+
+
+FRUCTOSE_PTS = {"cpd00061_c0": -1, "cpd00082_e0": -1, "cpd00020_c0": 1, "cpd00072_c0": 1}  # rxn10175
+PYRUVATE_KINASE = {"cpd00061_c0": -1, "cpd00008_c0": -1, "cpd00067_c0": -1, "cpd00020_c0": 1, "cpd00002_c0": 1}
+
+
+def test_a_phosphotransferase_system_never_runs_backwards_to_make_pep() -> None:
+    """Run backwards, a PTS exports the sugar and makes phosphoenolpyruvate from pyruvate: a cell
+    given pyruvate and fructose-6-phosphate would have PEP for nothing. Once oriented, it has none."""
+    assert pts_sign(FRUCTOSE_PTS) == 1
+    assert pts_sign({m: -c for m, c in FRUCTOSE_PTS.items()}) == -1
+    assert pts_sign(PYRUVATE_KINASE) is None  # no solute crosses: a kinase, not a transporter
+    assert pts_sign(ACETATE_SYMPORT) is None and atp_hydrolysis_sign(FRUCTOSE_PTS) is None
+
+    model = cobra.Model("pts")
+    mets = {m: cobra.Metabolite(m, compartment=m.rsplit("_", 1)[1]) for m in FRUCTOSE_PTS}
+    pts = cobra.Reaction("rxn10175_c0", lower_bound=-1000, upper_bound=1000)
+    pts.add_metabolites({mets[m]: c for m, c in FRUCTOSE_PTS.items()})
+    model.add_reactions([pts])
+    model.add_boundary(mets["cpd00020_c0"], type="sink", lb=-10, ub=0)  # pyruvate given
+    model.add_boundary(mets["cpd00072_c0"], type="sink", lb=-10, ub=0)  # and fructose-6-phosphate
+    model.add_boundary(mets["cpd00082_e0"], type="exchange", lb=0, ub=1000)  # fructose may leave
+    pep_demand = model.add_boundary(mets["cpd00061_c0"], type="demand")
+    model.objective = pep_demand
+    assert model.slim_optimize() == pytest.approx(10.0)  # PEP from pyruvate, by exporting fructose
+    assert atp_driven_transporters(model) == {"rxn10175_c0": 1}
+    assert orient_atp_driven_transport(model) == ["rxn10175_c0"]
+    assert model.reactions.rxn10175_c0.bounds == (0.0, 1000.0)
+    assert "phosphoenolpyruvate" in model.reactions.rxn10175_c0.notes["gemflux_direction"]
+    assert model.slim_optimize(error_value=0.0) == pytest.approx(0.0, abs=1e-9)
 
 
 def toy_template(abc_cost: float) -> Any:

@@ -174,9 +174,10 @@ def test_kdo2_lipid_iva_takes_the_full_cores_mass(data_dir: Path) -> None:
 def test_dispensable_cofactors_leave_the_biomass_and_their_mass_stays(data_dir: Path, template_name: str) -> None:
     """A biomass with the template's cofactors in equal moles, as ModelSEEDpy writes it:
     glutathione, spermidine, putrescine, cobamide (with the two by-products the template links
-    to it) and sulfate leave, and ubiquinone-8 too on GramPositive; the other cofactors share the same grams in
-    equal moles; a second call changes nothing."""
+    to it) and sulfate leave, and ubiquinone-8 and siroheme too on GramPositive; the other
+    cofactors share the same grams in equal moles; a second call changes nothing."""
     from gem_flux_mcp.modeling.biomass_needs import DISPENSABLE, drop_dispensable_cofactors
+    gram_positive_only = {"cpd15560", "cpd00557"}  # ubiquinone-8, siroheme
 
     template = load_template(data_dir, template_name)
     model = cobra.Model("cofactors")
@@ -204,12 +205,12 @@ def test_dispensable_cofactors_leave_the_biomass_and_their_mass_stays(data_dir: 
 
     mass = grams(biomass)
     dropped = drop_dispensable_cofactors(model, template, gram_positive=template_name == "GramPositive")
-    expected = set(DISPENSABLE) | ({"cpd15560"} if template_name == "GramPositive" else set())
+    expected = set(DISPENSABLE) | (gram_positive_only if template_name == "GramPositive" else set())
     assert set(dropped) == expected
     after = {m.id: c for m, c in biomass.metabolites.items()}
     assert not {f"{c}_c0" for c in expected} & set(after)
     assert "cpd01997_c0" not in after and "cpd03422_c0" not in after  # cobamide's by-products
-    assert ("cpd15560_c0" in after) == (template_name == "GramNegative")
+    assert all((f"{c}_c0" in after) == (template_name == "GramNegative") for c in gram_positive_only)
     kept = {mid: c for mid, c in after.items() if c < 0}
     assert len(kept) == len([c for c in before.values() if c < 0]) - len(expected)
     assert len({round(c, 12) for c in kept.values()}) == 1 and next(iter(kept.values())) < -0.003

@@ -20,8 +20,13 @@ compounds that cells contain but can live without, and the genes that make them 
   from them, all from sulfide, and a required sulfate pool stopped growth on every other sulfur
   source, such as E. coli on cysteine or glutathione on Biolog's sulfur plate), and, for the
   GramPositive template, ubiquinone-8 (Firmicutes and Actinobacteria respire with menaquinone
-  and make no ubiquinone). The remaining cofactors keep the cofactors' mass share: ModelSEEDpy
-  splits it into equal moles, and so does this, over fewer compounds.
+  and make no ubiquinone) and siroheme (cpd00557: the prosthetic group of sulfite and nitrite
+  reductases only, needed where sulfate or nitrite is reduced, not a part of the cell the model can
+  tie to those reactions; many Firmicutes make none, and CarveMe's Gram-positive biomass has none.
+  Asked for, it made every gene from glutamyl-tRNA to uroporphyrinogen III "essential" for B.
+  subtilis on LB, where hemA, hemB, hemC and hemL mutants grow). The remaining cofactors keep
+  the cofactors' mass share: ModelSEEDpy splits it into equal moles, and so does this, over fewer
+  compounds.
 
 - **Branched-chain lipids** (`straight_chain_lipids`). Both templates' biomasses take their lipids
   from B. subtilis: six of the nine phospholipid species (and, Gram-positive, eight of the twelve
@@ -50,7 +55,7 @@ ESSENTIAL_LPS = "cpd03586"  # Kdo2-lipid IV(A)
 ENVELOPE_NOTE = "gemflux_essential_lps"  # note on the biomass reaction: what was replaced
 DISPENSABLE = ("cpd00042", "cpd00264", "cpd00118", "cpd00166",  # glutathione, spermidine, putrescine, cobamide
                "cpd00048")  # sulfate
-NOT_IN_GRAM_POSITIVES = ("cpd15560",)  # ubiquinone-8
+NOT_IN_GRAM_POSITIVES = ("cpd15560", "cpd00557")  # ubiquinone-8, siroheme
 COFACTORS_NOTE = "gemflux_dropped_cofactors"
 # branched-chain 2-oxo acid dehydrogenase: from 3-methyl-2-oxobutanoate (valine), 4-methyl-2-oxopentanoate
 # (leucine) and 3-methyl-2-oxopentanoate (isoleucine) to the primers of iso- and anteiso-fatty acids

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from gem_flux_mcp.modeling.bigg_match import PROTON, Key, stoichiometry_key
 from gem_flux_mcp.modeling.diffusion import moves_across
-from gem_flux_mcp.modeling.energy import atp_hydrolysis_sign
+from gem_flux_mcp.modeling.energy import driven_transport_sign
 
 if TYPE_CHECKING:
     import cobra
@@ -102,7 +102,7 @@ def imports(transport: DatabaseTransport) -> bool:
     """Whether the direction the reaction can run (an ATP-driven one: the one that hydrolyses ATP)
     takes every compound it moves into the cell."""
     forward_ok, backward_ok = transport.symbol in (">", "=", "?"), transport.symbol in ("<", "=", "?")
-    hydrolysis = atp_hydrolysis_sign({f"{c}_{where}0": v for (c, where), v in transport.stoichiometry.items()})
+    hydrolysis = driven_transport_sign({f"{c}_{where}0": v for (c, where), v in transport.stoichiometry.items()})
     if hydrolysis is not None:  # ATP-driven: only the direction that uses ATP up
         forward_ok, backward_ok = forward_ok and hydrolysis > 0, backward_ok and hydrolysis < 0
     cargo = moved(transport.stoichiometry)

@@ -5,7 +5,11 @@ An ATP-driven transporter moves a solute across the membrane and hydrolyses ATP 
 or AMP + PPi) in the same reaction. Run backwards it exports the solute and *makes* ATP, which no
 such transporter does in a cell: an optimal solution that exports a nutrient this way has energy
 from a transporter, not from metabolism. ATP synthases are not counted: the only thing they move
-across is H+ (or Na+), and making ATP from that gradient is their job.
+across is H+ (or Na+), and making ATP from that gradient is their job. The phosphotransferase
+system (PTS) is held to the same rule: it takes a sugar in by phosphorylating it with
+phosphoenolpyruvate, and run backwards it would export the sugar and make PEP, a donor above ATP,
+from pyruvate (the templates list 15-17 PTS reactions as reversible in each development model;
+the database calls them irreversible).
 
 Kinases of phosphoryl donors above ATP (`orient_nucleotide_making_kinases`): phosphoenolpyruvate
 and carbamoyl phosphate give their phosphate to ADP (pyruvate kinase, carbamate kinase); the
@@ -26,6 +30,7 @@ if TYPE_CHECKING:
     import cobra
 
 ATP, ADP, AMP = "cpd00002", "cpd00008", "cpd00018"
+PEP, PYRUVATE = "cpd00061", "cpd00020"
 # the ions ATP synthases and redox pumps translocate: moving only these is not transport
 PUMPED_IONS = frozenset({"cpd00067", "cpd00971"})  # H+, Na+
 # what crosses with an ATP-driven transporter's solute without being it: water, the pumped ions, the nucleotides
@@ -55,6 +60,28 @@ def atp_hydrolysis_sign(stoichiometry: Mapping[str, float]) -> int | None:
     return 1 if spent[0] < 0 else -1
 
 
+def pts_sign(stoichiometry: Mapping[str, float]) -> int | None:
+    """+1 when the forward direction spends phosphoenolpyruvate (to pyruvate, in the cytosol) while
+    moving a solute across the membrane, as a phosphotransferase system does; -1 when the reverse
+    does; None for any other reaction."""
+    cytosol: dict[str, float] = {}
+    for met, coefficient in stoichiometry.items():
+        match = METABOLITE_ID.match(met)
+        if match and match.group(2) == "c":
+            cytosol[match.group(1)] = cytosol.get(match.group(1), 0.0) + coefficient
+    pep, pyruvate = cytosol.get(PEP, 0.0), cytosol.get(PYRUVATE, 0.0)
+    if not pep or not pyruvate or pep * pyruvate > 0 or not moves_solute(stoichiometry, NOT_A_SOLUTE):
+        return None
+    return 1 if pep < 0 else -1
+
+
+def driven_transport_sign(stoichiometry: Mapping[str, float]) -> int | None:
+    """The direction that spends the energy of an ATP-driven transporter or a PTS (+1 forward,
+    -1 reverse), None for any other reaction."""
+    sign = atp_hydrolysis_sign(stoichiometry)
+    return sign if sign is not None else pts_sign(stoichiometry)
+
+
 def moves_solute(stoichiometry: Mapping[str, float], ignore: frozenset[str] = PUMPED_IONS) -> bool:
     """A compound other than those in `ignore` found outside the cytosol ({cpd#####_c0:
     coefficient}): a transporter, not a redox pump that only translocates protons."""
@@ -66,20 +93,21 @@ def moves_solute(stoichiometry: Mapping[str, float], ignore: frozenset[str] = PU
 
 
 def atp_driven_transporters(model: cobra.Model) -> dict[str, int]:
-    """Reaction id -> the sign of its ATP-hydrolysing direction, for every ATP-driven transporter."""
+    """Reaction id -> the sign of its energy-spending direction, for every ATP-driven transporter
+    and PTS."""
     found = {}
     for reaction in model.reactions:
         if reaction.boundary:
             continue
-        sign = atp_hydrolysis_sign({m.id: c for m, c in reaction.metabolites.items()})
+        sign = driven_transport_sign({m.id: c for m, c in reaction.metabolites.items()})
         if sign is not None:
             found[reaction.id] = sign
     return found
 
 
 def atp_making_directions_open(model: cobra.Model) -> dict[str, int]:
-    """ATP-driven transporters whose bounds let them run in the direction that makes ATP
-    (id -> sign of the ATP-hydrolysing direction)."""
+    """ATP-driven transporters and PTS whose bounds let them run in the direction that makes ATP
+    or PEP (id -> sign of the energy-spending direction)."""
     opened = {}
     for rid, sign in sorted(atp_driven_transporters(model).items()):
         if runs_against(model.reactions.get_by_id(rid), sign):
@@ -106,7 +134,10 @@ def orient_atp_driven_transport(model: cobra.Model) -> list[str]:
     changed. A transporter left with no direction at all is kept, closed, for the record."""
     changed = []
     for rid, sign in atp_making_directions_open(model).items():
-        keep_direction(model.reactions.get_by_id(rid), sign, "ATP-driven transport: hydrolyses ATP only")
+        reaction = model.reactions.get_by_id(rid)
+        atp = atp_hydrolysis_sign({m.id: c for m, c in reaction.metabolites.items()}) is not None
+        keep_direction(reaction, sign, "ATP-driven transport: hydrolyses ATP only" if atp
+                       else "phosphotransferase system: spends phosphoenolpyruvate only")
         changed.append(rid)
     return changed
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from gem_flux_mcp.modeling.decarboxylation import decarboxylating_sign
-from gem_flux_mcp.modeling.energy import atp_hydrolysis_sign, moves_solute, nucleotide_making_sign
+from gem_flux_mcp.modeling.energy import driven_transport_sign, moves_solute, nucleotide_making_sign
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
 from gem_flux_mcp.modeling.hydrolysis import hydrolysis_sign
 
@@ -281,7 +281,7 @@ def _offered_directions(gapfill_direction: str, stoichiometry: Mapping[str, floa
     carbamate kinase that spends a triphosphate (energy.py)."""
     allowed = {"=": (1, -1), ">": (1,), "<": (-1,)}.get(gapfill_direction, ())
     possible = {">": (1,), "<": (-1,)}.get(database, (1, -1))
-    required = [sign for sign in (atp_hydrolysis_sign(stoichiometry), decarboxylating_sign(stoichiometry, deltag),
+    required = [sign for sign in (driven_transport_sign(stoichiometry), decarboxylating_sign(stoichiometry, deltag),
                                   nucleotide_making_sign(stoichiometry), hydrolysis_sign(stoichiometry, deltag))
                 if sign is not None]
     return tuple(s for s in allowed if s in possible and all(s == sign for sign in required))
