@@ -94,6 +94,12 @@ def test_phenotypes_fva_and_compare_commands(files: dict[str, Path], server_env:
     assert proc.returncode == 0, proc.stderr
     assert "reactions: 1 only in A, 0 only in B" in proc.stdout
     assert {"kind": "reaction", "side": "only_a", "id": "PFL"} in table(tmp_path / "diff.tsv")
+    # the growth of each, as the compare_models tool computes it, and as COBRApy does (the medium
+    # is the textbook's own, so its optimum)
+    grown = next(line for line in proc.stdout.splitlines() if line.startswith("growth on medium:"))
+    a_text, b_text = (part.split()[-1] for part in grown.split(":", 1)[1].split(","))
+    assert float(a_text) == pytest.approx(reference.slim_optimize(), abs=1e-6)
+    assert float(b_text) == pytest.approx(other.slim_optimize(), abs=1e-6)
     # errors: clear message, exit 1
     proc = gem_flux("fva", str(files["model"]), "--medium", "no_such_medium", env=server_env)
     assert proc.returncode == 1 and "INVALID_MEDIA" in proc.stderr

@@ -350,22 +350,19 @@ def _explain(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
 
 
 def _compare(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
-    from gem_flux_mcp.modeling import compare, media
+    from gem_flux_mcp.services.compare import side_by_side
 
     a, b = _load(args.model_a), _load(args.model_b)
-    difference = compare.compare_models(a, b)
+    media_list = [_medium(args.medium, settings)] if args.medium else []
+    difference, entries = side_by_side(a, b, media_list, _biochem(settings) if media_list else None)
     lines = [f"{kind}: {len(d.only_a)} only in A, {len(d.only_b)} only in B, {d.shared} shared"
              for kind, d in (("reactions", difference.reactions), ("genes", difference.genes),
                              ("metabolites", difference.metabolites))]
     lines.append(f"shared reactions with other bounds or gene rule: {len(difference.changed_reactions)}")
     growth: dict[str, float | None] = {}
-    if args.medium:
-        biochem = _biochem(settings)
-        name, medium = _medium(args.medium, settings)
-        for label, model in (("A", a), ("B", b)):
-            media.put_on_medium(model, medium, biochem)
-            growth[label] = compare.growth(model)
-        lines.append(f"growth on {name}: A {growth['A']}, B {growth['B']}")
+    for entry in entries:
+        growth = {"A": entry["growth_a"], "B": entry["growth_b"]}
+        lines.append(f"growth on {entry['media_id']}: A {growth['A']}, B {growth['B']}")
     rows = [{"kind": kind, "side": side, "id": item}
             for kind, d in (("reaction", difference.reactions), ("gene", difference.genes),
                             ("metabolite", difference.metabolites))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import ValidationError
@@ -11,8 +12,33 @@ from gem_flux_mcp.modeling import compare, media, model_io
 from gem_flux_mcp.services import results
 from gem_flux_mcp.services.workspace import Workspace, model_key
 
+if TYPE_CHECKING:
+    import cobra
+
+    from gem_flux_mcp.modeling.media import CompoundAliases
+
 PAGE = 50
 MAX_MEDIA = 20
+
+
+def side_by_side(a: cobra.Model, b: cobra.Model, media_list: Sequence[tuple[str, Mapping[str, tuple[float, float]]]],
+                 aliases: CompoundAliases | None) -> tuple[compare.ModelDifference, list[dict[str, Any]]]:
+    """What differs between two models at hand, and the growth of each on every medium given
+    ({media_id, growth_a, growth_b}; None where the medium leaves a model without any of its
+    exchanges). `aliases` resolves exchange compounds, needed only with media. The models' bounds
+    are restored. Used for stored models and for model files."""
+    difference = compare.compare_models(a, b)
+    growth = []
+    exchanges = ({"a": media.exchanges_of(a, aliases), "b": media.exchanges_of(b, aliases)}
+                 if media_list and aliases is not None else {})
+    for medium_id, medium in media_list:
+        entry: dict[str, Any] = {"media_id": medium_id}
+        for label, model in (("a", a), ("b", b)):
+            with model:
+                report = media.apply_medium(model, medium, exchanges[label])
+                entry[f"growth_{label}"] = compare.growth(model) if report.applied else None
+        growth.append(entry)
+    return difference, growth
 
 
 def compare_models(ws: Workspace, model_a: object, model_b: object, media_ids: object = None,
@@ -34,16 +60,7 @@ def compare_models(ws: Workspace, model_a: object, model_b: object, media_ids: o
         # comparisons of the same pair in opposite order never wait on each other
         models = {k: stack.enter_context(ws.store.checkout(ws.workspace_id, k)) for k in sorted({key_a, key_b})}
         a, b = models[key_a], models[key_b]
-        difference = compare.compare_models(a, b)
-        growth = []
-        exchanges = {"a": ws.exchanges(a), "b": ws.exchanges(b)} if media_list else {}
-        for medium_id, medium in media_list:
-            entry: dict[str, Any] = {"media_id": medium_id}
-            for label, model in (("a", a), ("b", b)):
-                with model:
-                    report = media.apply_medium(model, medium, exchanges[label])
-                    entry[f"growth_{label}"] = compare.growth(model) if report.applied else None
-            growth.append(entry)
+        difference, growth = side_by_side(a, b, media_list, ws.biochem)
         objectives = {"a": ", ".join(model_io.objective_reaction_ids(a)) or "(none)",
                       "b": ", ".join(model_io.objective_reaction_ids(b)) or "(none)"}
     lists = {
