@@ -57,6 +57,15 @@ def test_essentiality_command_equals_cobrapy(files: dict[str, Path], server_env:
     assert "against observed (3 compared)" in proc.stdout
 
 
+def test_a_medium_the_model_cannot_take_up_is_refused_as_the_tools_refuse_it(
+        files: dict[str, Path], server_env: dict[str, str], tmp_path: Path) -> None:
+    (tmp_path / "trehalose.json").write_text(json.dumps({"compounds": {"cpd00794": {"bounds": [-10, 1000]}}}))
+    proc = gem_flux("essentiality", str(files["model"]), "--medium", str(tmp_path / "trehalose.json"),
+                    env=server_env)
+    assert proc.returncode == 1 and "MEDIA_INCOMPATIBLE" in proc.stderr
+    assert "None of the 1 compounds of medium trehalose has an exchange reaction" in proc.stderr
+
+
 @pytest.mark.slow
 def test_phenotypes_fva_and_compare_commands(files: dict[str, Path], server_env: dict[str, str],
                                              tmp_path: Path) -> None:

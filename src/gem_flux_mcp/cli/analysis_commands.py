@@ -170,13 +170,11 @@ def _on_medium(model: cobra.Model, args: argparse.Namespace, settings: Settings,
     """(the --medium's name, the medium), checked to apply to `model` (MEDIA_INCOMPATIBLE when none
     of its compounds has an exchange); the model is left as it was."""
     from gem_flux_mcp.modeling import media
+    from gem_flux_mcp.services.fba import medium_applied
 
     name, medium = _medium(args.medium, settings)
     with model:
-        _, report = media.put_on_medium(model, medium, biochem)
-    if not report.applied:
-        raise ValidationError(ErrorCode.MEDIA_INCOMPATIBLE, f"No compound of medium {name} has an exchange "
-                              "reaction in the model.", details={"medium": name})
+        medium_applied(model, medium, media.exchanges_of(model, biochem), name, model.id or "model")
     return name, medium
 
 

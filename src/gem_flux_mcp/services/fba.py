@@ -51,16 +51,11 @@ def run_fba(ws: Workspace, model_id: object, media_id: object, objective: object
     return results.FbaResult.model_validate(result)
 
 
-def fba_on_model(model: Any, model_id: str, media_id: str, medium: Mapping[str, tuple[float, float]],
-                 exchanges: list[media.ExchangeInfo], names: fba.NameLookup, objective: object = "bio1",
-                 maximize: bool = True, flux_threshold: float = 1e-6, pfba: bool = False,
-                 knockout_genes: object = None, knockout_reactions: object = None, reaction_bounds: object = None,
-                 is_draft: bool = False) -> dict[str, Any]:
-    """FBA (or pFBA) of a model at hand (the stored one, or a file's: `gem-flux fba`) on a medium,
-    knockouts and bounds applied after it; the caller undoes the changes (`with model:`). The
-    objective, the what-if changes and the medium are checked on the model first."""
-    goal = fba.check_objective(model, objective, model_id)
-    changes = whatif.validate_what_if(model, knockout_genes, knockout_reactions, reaction_bounds)
+def medium_applied(model: Any, medium: Mapping[str, tuple[float, float]],
+                   exchanges: list[media.ExchangeInfo], media_id: str, model_id: str) -> media.MediumReport:
+    """Apply `medium` to the model's exchanges (the caller undoes it, `with model:`); refused with
+    MEDIA_INCOMPATIBLE when none of its compounds has an exchange. Every FBA and every analysis
+    command on a file checks the medium here."""
     report = media.apply_medium(model, medium, exchanges)
     if not report.applied:
         raise ValidationError(
@@ -72,6 +67,20 @@ def fba_on_model(model: Any, model_id: str, media_id: str, medium: Mapping[str, 
             suggestions=["Use a medium made of compounds the model can exchange (see get_model).",
                          "Models outside the ModelSEED namespace are matched through BiGG ids."],
         )
+    return report
+
+
+def fba_on_model(model: Any, model_id: str, media_id: str, medium: Mapping[str, tuple[float, float]],
+                 exchanges: list[media.ExchangeInfo], names: fba.NameLookup, objective: object = "bio1",
+                 maximize: bool = True, flux_threshold: float = 1e-6, pfba: bool = False,
+                 knockout_genes: object = None, knockout_reactions: object = None, reaction_bounds: object = None,
+                 is_draft: bool = False) -> dict[str, Any]:
+    """FBA (or pFBA) of a model at hand (the stored one, or a file's: `gem-flux fba`) on a medium,
+    knockouts and bounds applied after it; the caller undoes the changes (`with model:`). The
+    objective, the what-if changes and the medium are checked on the model first."""
+    goal = fba.check_objective(model, objective, model_id)
+    changes = whatif.validate_what_if(model, knockout_genes, knockout_reactions, reaction_bounds)
+    report = medium_applied(model, medium, exchanges, media_id, model_id)
     applied = whatif.apply_what_if(model, changes) if not changes.is_empty() else None
     result = fba.run_fba(model, model_id=model_id, media_id=media_id, objective=goal, maximize=maximize,
                          flux_threshold=flux_threshold, pfba=pfba, exchanges=exchanges, names=names,
