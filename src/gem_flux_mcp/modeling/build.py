@@ -41,6 +41,7 @@ from .diffusion import add_diffusion
 from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport, orient_nucleotide_making_kinases
 from .hydrolysis import orient_hydrolyses
 from .inputs import Protein, product_from_description
+from .kinase_donors import add_donor_variants
 from .outside_enzymes import add_outside_phosphatases, outside_copy
 from .rast import annotate_with_rast
 from .translation import charge_protein_synthesis
@@ -196,6 +197,11 @@ def build_draft(
     for rid in phosphatases if homology is not None else ():  # otherwise their genes' roles count, below
         sources[rid] = {SOURCE_HOMOLOGY}
         evidence[rid] = {"outside_phosphatase": sorted(g.id for g in model.reactions.get_by_id(rid).genes)[:10]}
+    # a kinase's other phosphoryl donors (pyruvate kinase with GTP, UTP, ...) with its genes
+    donors = add_donor_variants(model, template, {k: d["ec_numbers"] for k, d in details.items()})
+    for rid, source_id in donors.items():
+        sources[rid] = set(sources.get(source_id, {SOURCE_HOMOLOGY}))
+        evidence[rid] = {"donor_variant_of": source_id}
     diffusing = add_diffusion(model, template)  # no gene: recorded as template reactions
     from modelseedpy.core.msbuilder import MSBuilder
 
@@ -238,6 +244,7 @@ def build_draft(
         "hydrolyses_made_one_way": len(hydrolyses),
         "branched_lipids_replaced": len(straight),
         "outside_phosphatase_reactions": len(phosphatases),
+        "kinase_donor_variants_added": len(donors),
         "diffusion_reactions": len(diffusing),
         "database_transporters": len(database_transporters),
         **({"genome_completeness": completeness_summary(completeness)} if completeness is not None else {}),
