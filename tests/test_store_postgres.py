@@ -57,7 +57,7 @@ from test_store import (  # noqa: F401  (fixtures and tests, collected again her
     test_concurrent_writers_and_readers,
     test_corrupt_or_missing_model_file,
     test_derived_ids,
-    test_list_models_order_and_speed,
+    test_list_models_order_and_rows_only,
     test_media_crud,
     test_model_id_rules,
     test_not_found_details_and_suggestions,
