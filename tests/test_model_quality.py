@@ -260,6 +260,65 @@ def test_branched_lipids_give_way_to_straight_chains_without_the_dehydrogenase(d
     assert straight_chain_lipids(model, template) == [] and dict(biomass.metabolites) == before
 
 
+@pytest.mark.parametrize("template_name", ["GramNegative", "GramPositive"])
+def test_with_the_dehydrogenase_the_biomass_takes_branched_or_straight_chains(data_dir: Path,
+                                                                              template_name: str) -> None:
+    """With a gene for the branched-chain 2-oxo acid dehydrogenase each branched species becomes a
+    pool filled by it or by the straight-chain species of its class, gram for gram: the biomass
+    grows on straight chains alone (as bkd mutants do) and on branched ones alone; without the
+    gene, nothing is pooled (the species were replaced, above)."""
+    from cobra.flux_analysis import flux_variability_analysis
+
+    from gem_flux_mcp.modeling.biomass_needs import BIOMASS_PART, STRAIGHT_CHAIN, either_chain_lipids
+    from gem_flux_mcp.modeling.diagnose.structure import imbalanced_reactions, is_biomass_like
+
+    template = load_template(data_dir, template_name)
+    species = {*STRAIGHT_CHAIN, *STRAIGHT_CHAIN.values()}
+
+    def lipid_model(with_dehydrogenase: bool) -> cobra.Model:
+        model = cobra.Model("lipids")
+        biomass = cobra.Reaction("bio1", upper_bound=1000.0)
+        model.add_reactions([biomass])
+        biomass.add_metabolites({c.metabolite.to_metabolite("0"): -0.001
+                                 for c in template.biomasses[0].templateBiomassComponents
+                                 if c.comp_class in ("lipid", "cellwall") and c.metabolite.id[:8] in species})
+        for metabolite in list(biomass.metabolites):  # every species can be supplied
+            model.add_boundary(metabolite, type="sink", lb=-1000.0, ub=0.0)
+        model.objective = biomass
+        if with_dehydrogenase:
+            dehydrogenase = cobra.Reaction("rxn01207_c0")
+            model.add_reactions([dehydrogenase])
+            dehydrogenase.gene_reaction_rule = "bkdA1 and bkdA2"
+        return model
+
+    assert either_chain_lipids(lipid_model(with_dehydrogenase=False), template) == []
+    model = lipid_model(with_dehydrogenase=True)
+    biomass = model.reactions.bio1
+    branched = {m.id[:8] for m in biomass.metabolites} & set(STRAIGHT_CHAIN)
+
+    def growth_with_only(kept: set[str]) -> float:
+        with model:
+            for reaction in model.boundary:
+                if reaction.id[3:11] in set(STRAIGHT_CHAIN) - kept:  # SK_cpd#####_c0
+                    reaction.lower_bound = 0.0
+            return float(model.slim_optimize(error_value=0.0))
+
+    assert growth_with_only(set()) == pytest.approx(0.0, abs=1e-9)  # branched species required
+    assert set(either_chain_lipids(model, template)) == branched
+    assert either_chain_lipids(model, template) == []  # once only
+    assert not branched & {m.id[:8] for m in biomass.metabolites}
+    assert growth_with_only(set()) > 1.0 and growth_with_only(branched) > 1.0
+    fillers = [r for r in model.reactions if BIOMASS_PART in r.notes]
+    assert len(fillers) == 2 * len(branched) and all(is_biomass_like(r) for r in fillers)
+    assert not set(imbalanced_reactions(model).imbalanced) & {r.id for r in fillers}
+    for filler in fillers:  # a pool's grams are the same whichever species fills it
+        (source, amount), = ((m, -c) for m, c in filler.metabolites.items() if c < 0)
+        (pool, _), = ((m, c) for m, c in filler.metabolites.items() if c > 0)
+        assert amount * source.formula_weight == pytest.approx(pool.formula_weight, rel=1e-9)
+        assert [r.id for r in pool.reactions if r.id not in (f.id for f in fillers)] == ["bio1"]
+    assert flux_variability_analysis(model, reaction_list=fillers, fraction_of_optimum=1.0)["maximum"].max() > 0
+
+
 def test_ecoli_is_gapfilled_without_the_methyl_branched_fatty_acid_pathway(ecoli_run: Any) -> None:
     """E. coli has no branched-chain 2-oxo acid dehydrogenase: its biomass asks for straight-chain
     lipids, so gapfilling on glucose adds none of the ~60 gene-less reactions of iso- and

@@ -37,6 +37,13 @@ compounds that cells contain but can live without, and the genes that make them 
   make them. Without a gene-backed BKD reaction, each branched species is replaced by the
   straight-chain (stearoyl) species of its class, gram for gram.
 
+  With a gene-backed BKD (`either_chain_lipids`), each branched species in the biomass becomes a
+  pool the cell fills with it or with the straight-chain species of its class, gram for gram: two
+  gene-less reactions per species (`branched -> pool`, `straight -> pool`) that only the biomass
+  uses. Gram-positives with BKD grow without it, on straight chains: B. subtilis bkd mutants on LB
+  (the essentiality data), Listeria and S. aureus bkd mutants; asked for, the branched species
+  made bkdA1, bkdA2, bkdB and lpdV false "essential" genes of B. subtilis.
+
 Compounds dropped from the biomass are still made where the genes allow; they are just not
 required for growth.
 """
@@ -70,6 +77,8 @@ STRAIGHT_CHAIN = {
     "cpd15767": "cpd15766", "cpd15768": "cpd15766", "cpd15776": "cpd15775", "cpd15777": "cpd15775",
 }
 LIPIDS_NOTE = "gemflux_straight_chain_lipids"
+EITHER_NOTE = "gemflux_either_chain_lipids"  # on the biomass: the branched species made pools
+BIOMASS_PART = "gemflux_biomass_part"  # on a pool's filling reaction: it only feeds the biomass
 
 
 def require_essential_lps(model: cobra.Model, template: Any, biomass_id: str = "bio1", index: str = "0") -> bool:
@@ -163,9 +172,7 @@ def straight_chain_lipids(model: cobra.Model, template: Any, biomass_id: str = "
     if biomass_id not in model.reactions:
         return []
     biomass = model.reactions.get_by_id(biomass_id)
-    if LIPIDS_NOTE in biomass.notes or any(
-            f"{rid}_c{index}" in model.reactions and model.reactions.get_by_id(f"{rid}_c{index}").genes
-            for rid in BRANCHED_CHAIN_DEHYDROGENASE):
+    if LIPIDS_NOTE in biomass.notes or EITHER_NOTE in biomass.notes or _makes_branched_chains(model, index):
         return []
     change: dict[cobra.Metabolite, float] = {}
     replaced = []
@@ -188,3 +195,53 @@ def straight_chain_lipids(model: cobra.Model, template: Any, biomass_id: str = "
         biomass.add_metabolites(change)
         biomass.notes[LIPIDS_NOTE] = ";".join(replaced)
     return replaced
+
+
+def either_chain_lipids(model: cobra.Model, template: Any, biomass_id: str = "bio1", index: str = "0") -> list[str]:
+    """With a gene for the branched-chain 2-oxo acid dehydrogenase, let the biomass take each
+    branched lipid species or the straight-chain species of its class, gram for gram, through a
+    pool only the biomass uses (module docstring). Returns the branched species made pools ([]
+    without the dehydrogenase, or when done already)."""
+    from cobra import Metabolite, Reaction
+
+    if biomass_id not in model.reactions:
+        return []
+    biomass = model.reactions.get_by_id(biomass_id)
+    if EITHER_NOTE in biomass.notes or LIPIDS_NOTE in biomass.notes or not _makes_branched_chains(model, index):
+        return []
+    change: dict[cobra.Metabolite, float] = {}
+    fillers = []
+    pooled = []
+    for branched, straight in STRAIGHT_CHAIN.items():
+        mid = f"{branched}_c{index}"
+        if mid not in model.metabolites:
+            continue
+        metabolite = model.metabolites.get_by_id(mid)
+        coefficient = biomass.metabolites.get(metabolite, 0.0)
+        if coefficient >= 0:
+            continue
+        replacement = template_metabolite(model, template, straight, index)
+        if not metabolite.formula_weight or not replacement.formula_weight:
+            continue
+        pool = Metabolite(f"lipid_pool_{branched}_c{index}", metabolite.formula,
+                          f"{metabolite.name} or {replacement.name}", metabolite.charge, f"c{index}")
+        for source, amount, kind in ((metabolite, 1.0, "branched"),
+                                     (replacement, metabolite.formula_weight / replacement.formula_weight, "straight")):
+            filler = Reaction(f"lipid_pool_{branched}_{kind}_c{index}", f"{pool.name}: the {kind}-chain species",
+                              lower_bound=0.0, upper_bound=1000.0)
+            filler.add_metabolites({source: -amount, pool: 1.0})
+            filler.notes[BIOMASS_PART] = f"{branched} in the biomass, as {kind} chains"
+            fillers.append(filler)
+        change[metabolite] = -coefficient
+        change[pool] = coefficient
+        pooled.append(branched)
+    if pooled:
+        model.add_reactions(fillers)
+        biomass.add_metabolites(change)
+        biomass.notes[EITHER_NOTE] = ";".join(pooled)
+    return pooled
+
+
+def _makes_branched_chains(model: cobra.Model, index: str) -> bool:
+    return any(f"{rid}_c{index}" in model.reactions and model.reactions.get_by_id(f"{rid}_c{index}").genes
+               for rid in BRANCHED_CHAIN_DEHYDROGENASE)

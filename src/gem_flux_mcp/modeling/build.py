@@ -33,7 +33,12 @@ from .annotate import (
     roles_from_functions,
 )
 from .bigg_match import Aliases, StoichiometricAliases, bound_carrier_pairs, inside_id
-from .biomass_needs import drop_dispensable_cofactors, require_essential_lps, straight_chain_lipids
+from .biomass_needs import (
+    drop_dispensable_cofactors,
+    either_chain_lipids,
+    require_essential_lps,
+    straight_chain_lipids,
+)
 from .completeness import bundled_markers, completeness_summary, estimate_completeness
 from .database_transport import add_database_transporters, database_index
 from .decarboxylation import orient_decarboxylations
@@ -189,6 +194,7 @@ def build_draft(
     for rid, alternatives in enzymes.items():
         model.reactions.get_by_id(rid).gene_reaction_rule = gpr_string(alternatives)
     straight = straight_chain_lipids(model, template)  # needs the genes: after the rules are set
+    either = either_chain_lipids(model, template)  # with the dehydrogenase: branched or straight
     # the database's facts on every template reaction (the outside copies below are template
     # reactions too), read once for the phosphatases and the direction rules
     details = aliases.reaction_details({r.id.split("_")[0] for r in template.reactions}
@@ -243,6 +249,7 @@ def build_draft(
         "decarboxylations_made_one_way": len(decarboxylations),
         "hydrolyses_made_one_way": len(hydrolyses),
         "branched_lipids_replaced": len(straight),
+        "branched_lipids_either_chain": len(either),
         "outside_phosphatase_reactions": len(phosphatases),
         "kinase_donor_variants_added": len(donors),
         "diffusion_reactions": len(diffusing),

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import cobra
+from gem_flux_mcp.modeling.biomass_needs import BIOMASS_PART
 from gem_flux_mcp.modeling.diagnose.records import BIOMASS_COMPOUND, LUMPED_SIZE, Balance, DeadEnds, Flags, Ways
 
 
@@ -16,7 +17,10 @@ def is_boundary(reaction: cobra.Reaction) -> bool:
 
 
 def is_biomass_like(reaction: cobra.Reaction) -> bool:
+    """The biomass, a lumped reaction, or a part of the biomass (a lipid pool's filling reaction,
+    biomass_needs.BIOMASS_PART: gram for gram, not atom for atom)."""
     return (reaction.id.lower().startswith("bio") or len(reaction.metabolites) > LUMPED_SIZE
+            or BIOMASS_PART in reaction.notes
             or any(m.id.split("_")[0] == BIOMASS_COMPOUND for m in reaction.metabolites))
 
 
