@@ -176,17 +176,7 @@ def straight_chain_lipids(model: cobra.Model, template: Any, biomass_id: str = "
         return []
     change: dict[cobra.Metabolite, float] = {}
     replaced = []
-    for branched, straight in STRAIGHT_CHAIN.items():
-        mid = f"{branched}_c{index}"
-        if mid not in model.metabolites:
-            continue
-        metabolite = model.metabolites.get_by_id(mid)
-        coefficient = biomass.metabolites.get(metabolite, 0.0)
-        if coefficient >= 0:
-            continue
-        replacement = template_metabolite(model, template, straight, index)
-        if not metabolite.formula_weight or not replacement.formula_weight:
-            continue
+    for branched, metabolite, coefficient, replacement in _branched_species(model, template, biomass, index):
         change[metabolite] = change.get(metabolite, 0.0) - coefficient
         grams = coefficient * metabolite.formula_weight
         change[replacement] = change.get(replacement, 0.0) + grams / replacement.formula_weight
@@ -212,17 +202,7 @@ def either_chain_lipids(model: cobra.Model, template: Any, biomass_id: str = "bi
     change: dict[cobra.Metabolite, float] = {}
     fillers = []
     pooled = []
-    for branched, straight in STRAIGHT_CHAIN.items():
-        mid = f"{branched}_c{index}"
-        if mid not in model.metabolites:
-            continue
-        metabolite = model.metabolites.get_by_id(mid)
-        coefficient = biomass.metabolites.get(metabolite, 0.0)
-        if coefficient >= 0:
-            continue
-        replacement = template_metabolite(model, template, straight, index)
-        if not metabolite.formula_weight or not replacement.formula_weight:
-            continue
+    for branched, metabolite, coefficient, replacement in _branched_species(model, template, biomass, index):
         pool = Metabolite(f"lipid_pool_{branched}_c{index}", metabolite.formula,
                           f"{metabolite.name} or {replacement.name}", metabolite.charge, f"c{index}")
         for source, amount, kind in ((metabolite, 1.0, "branched"),
@@ -240,6 +220,25 @@ def either_chain_lipids(model: cobra.Model, template: Any, biomass_id: str = "bi
         biomass.add_metabolites(change)
         biomass.notes[EITHER_NOTE] = ";".join(pooled)
     return pooled
+
+
+def _branched_species(model: cobra.Model, template: Any, biomass: cobra.Reaction, index: str
+                      ) -> list[tuple[str, cobra.Metabolite, float, cobra.Metabolite]]:
+    """(branched compound id, its metabolite, its biomass coefficient, the straight-chain species
+    of its class) for each branched lipid species the biomass asks for, both weights known."""
+    found = []
+    for branched, straight in STRAIGHT_CHAIN.items():
+        mid = f"{branched}_c{index}"
+        if mid not in model.metabolites:
+            continue
+        metabolite = model.metabolites.get_by_id(mid)
+        coefficient = biomass.metabolites.get(metabolite, 0.0)
+        if coefficient >= 0:
+            continue
+        replacement = template_metabolite(model, template, straight, index)
+        if metabolite.formula_weight and replacement.formula_weight:
+            found.append((branched, metabolite, coefficient, replacement))
+    return found
 
 
 def _makes_branched_chains(model: cobra.Model, index: str) -> bool:
