@@ -199,12 +199,14 @@ def build_draft(
     # reactions too), read once for the phosphatases and the direction rules
     details = aliases.reaction_details({r.id.split("_")[0] for r in template.reactions}
                                        | {r.id.split("_")[0] for r in model.reactions})
-    phosphatases = add_outside_phosphatases(model, template, {k: d["ec_numbers"] for k, d in details.items()})
+    ec_numbers = {k: d["ec_numbers"] for k, d in details.items()}
+    deltag = {k: d["deltag"] for k, d in details.items()}
+    phosphatases = add_outside_phosphatases(model, template, ec_numbers)
     for rid in phosphatases if homology is not None else ():  # otherwise their genes' roles count, below
         sources[rid] = {SOURCE_HOMOLOGY}
         evidence[rid] = {"outside_phosphatase": sorted(g.id for g in model.reactions.get_by_id(rid).genes)[:10]}
     # a kinase's other phosphoryl donors (pyruvate kinase with GTP, UTP, ...) with its genes
-    donors = add_donor_variants(model, template, {k: d["ec_numbers"] for k, d in details.items()})
+    donors = add_donor_variants(model, template, ec_numbers)
     for rid, source_id in donors.items():
         sources[rid] = set(sources.get(source_id, {SOURCE_HOMOLOGY}))
         evidence[rid] = {"donor_variant_of": source_id}
@@ -213,13 +215,13 @@ def build_draft(
 
     MSBuilder.add_exchanges_to_model(model)  # for extracellular metabolites the homology step added
     _add_atpm(model)
-    oriented = orient_atp_driven_transport(model)  # ABC transporters and P-type ATPases hydrolyse ATP only
+    oriented = orient_atp_driven_transport(model)  # ABC transporters, P-type ATPases and PTS spend ATP or PEP only
     # and so do the ligases and carboxylases the database calls irreversible
     coupled = orient_atp_coupled_reactions(model, {k: d["reversibility"] for k, d in details.items()})
     kinases = orient_nucleotide_making_kinases(model)  # PEP and carbamoyl phosphate give phosphate to NDPs only
     # and no decarboxylation fixes CO2 backwards without an energy source
-    decarboxylations = orient_decarboxylations(model, {k: d["deltag"] for k, d in details.items()})
-    hydrolyses = orient_hydrolyses(model, {k: d["deltag"] for k, d in details.items()})  # nor joins what water split
+    decarboxylations = orient_decarboxylations(model, deltag)
+    hydrolyses = orient_hydrolyses(model, deltag)  # nor joins what water split
     gene_sources: dict[str, set[str]] = {}
     for (gene, _), items in role_sources.items():
         gene_sources.setdefault(gene, set()).update(item["source"] for item in items)

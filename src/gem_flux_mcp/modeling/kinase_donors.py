@@ -71,9 +71,12 @@ def _with_donor(stoichiometry: Mapping[str, float], nucleotide: tuple[str, str, 
 def donor_variants(template: Any, ec_numbers: Mapping[str, list[str]]) -> dict[str, list[tuple[str, int]]]:
     """{template reaction id with ATP (rxn00148_c): [(id of an other-donor reaction, +1 written the
     same way round or -1 reversed), ...]}, for the template's phosphotransferases (module docstring)."""
+    donors = {other[0] for other in OTHER_NUCLEOTIDES}
     by_stoichiometry: dict[Stoichiometry, tuple[str, int]] = {}
-    for reaction in template.reactions:
+    for reaction in template.reactions:  # the reactions a variant can be: with another triphosphate
         stoichiometry = _stoichiometry(reaction)
+        if not any(met.rsplit("_", 1)[0] in donors for met in stoichiometry):
+            continue
         by_stoichiometry[frozenset(stoichiometry.items())] = (reaction.id, 1)
         by_stoichiometry[frozenset((m, -v) for m, v in stoichiometry.items())] = (reaction.id, -1)
     found: dict[str, list[tuple[str, int]]] = {}
