@@ -25,7 +25,7 @@ from starlette.middleware import Middleware
 from gem_flux_mcp import CONTRACT_VERSION, __version__
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
-from gem_flux_mcp.server import access, model_resources, runtime, tool_schemas
+from gem_flux_mcp.server import access, model_resources, runtime, tool_list, tool_schemas
 from gem_flux_mcp.server.arguments import ArgumentErrorMiddleware
 from gem_flux_mcp.server.dependencies import RESOURCES
 from gem_flux_mcp.server.http_guards import RequestGuard
@@ -96,6 +96,7 @@ def create_app(resources: Resources | None = None, *, with_dashboard: bool = Fal
                   dereference_schemas=False)  # done by tool_schemas.DereferencedOnce, in the same place
     mcp.add_middleware(tool_schemas.DereferencedOnce())
     schemas = tool_schemas.install(mcp)
+    tool_list.install(mcp)
     recorder = resources.recorder if resources is not None else None
     # first added = outermost: the recorder sees the final result, envelopes included
     mcp.add_middleware(RecordingMiddleware(lambda: recorder, access.request_workspace))
