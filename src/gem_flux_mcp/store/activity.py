@@ -45,6 +45,10 @@ DEFAULT_MAX_CALLS_PER_SESSION = 2_000  # older calls of a longer session are dro
 CHARS_PER_TOKEN = 4  # the usual rule of thumb for English/JSON text with GPT/Claude tokenizers
 HEARTBEAT_S = 30.0  # how often a recording server says it is alive
 SERVER_STALE_S = 180.0  # a server silent for this long is taken for gone, and its sessions closed
+# the writer waits this long after a call's event before writing, so the calls of that moment go
+# in one transaction (one client's calls in a row were one transaction each: ~10 % of the
+# server's CPU per look-up, benchmarks/load.py); a flush is answered at once
+GATHER_S = 0.05
 
 
 def estimate_tokens(text: str) -> int:
@@ -190,6 +194,8 @@ class ActivityRecorder:
             except queue.Empty:
                 self._heartbeat()
                 continue
+            if item[0] in ("call", "open", "close"):
+                time.sleep(GATHER_S)
             batch = [item]
             while len(batch) < 500:
                 try:
