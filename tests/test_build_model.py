@@ -196,6 +196,7 @@ def test_the_default_aligner_does_not_depend_on_path(tmp_path: Path, monkeypatch
     assert align.choose_aligner().name == "diamond"
 
 
+@pytest.mark.slow  # two builds, each aligner indexing the reference anew
 def test_mmseqs_and_diamond_reach_the_same_reactions(data_dir: Path, biochem: BiochemIndex, tmp_path: Path) -> None:
     try:
         diamond = align.choose_aligner("diamond")

@@ -448,6 +448,7 @@ async def test_list_and_delete_communities(server_env: dict[str, str], tmp_path:
     assert refused.returncode == 1 and "INVALID_LIMIT" in refused.stderr
 
 
+@pytest.mark.slow  # starts a Dask LocalCluster
 def test_many_samples_as_one_dask_batch(server_env: dict[str, str], tmp_path: Path) -> None:
     """Three samples of the same three members (one abundance line each) on 2 Dask workers: each
     sample's growth equals MICOM's own community of that sample's members; a rerun skips them, a
@@ -503,6 +504,7 @@ def test_many_samples_as_one_dask_batch(server_env: dict[str, str], tmp_path: Pa
     assert refused.returncode == 1 and "INVALID_ABUNDANCES" in refused.stderr
 
 
+@pytest.mark.slow  # starts a Dask LocalCluster
 def test_samples_on_one_worker_share_a_community_and_a_failed_sample_exits_3(server_env: dict[str, str],
                                                                              tmp_path: Path) -> None:
     """On one worker, the second sample of the same members (run next, whatever the table's order)
@@ -536,6 +538,7 @@ def test_samples_on_one_worker_share_a_community_and_a_failed_sample_exits_3(ser
 
 
 @pytest.mark.anyio
+@pytest.mark.slow  # starts a Dask LocalCluster
 async def test_run_community_samples_in_the_background(server_env: dict[str, str], tmp_path: Path) -> None:
     """run_community_samples on a stored community: a background batch of one Dask task per sample,
     followed with get_batch_status; each sample's growth is MICOM's on that sample's members; a
