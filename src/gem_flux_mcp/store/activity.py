@@ -47,7 +47,7 @@ HEARTBEAT_S = 30.0  # how often a recording server says it is alive
 SERVER_STALE_S = 180.0  # a server silent for this long is taken for gone, and its sessions closed
 # the writer waits this long after a call's event before writing, so the calls of that moment go
 # in one transaction (one client's calls in a row were one transaction each: ~10 % of the
-# server's CPU per look-up, benchmarks/load.py); a flush is answered at once
+# server's samples in a py-spy profile, benchmarks/HISTORY.md); a flush is answered at once
 GATHER_S = 0.05
 
 
