@@ -2,10 +2,10 @@
 
 Every MCP client lists the tools once per session, and the answer is the same for all of them:
 the 35 tools publish ~170 KB of schemas. Making it costs ~30 ms of server CPU each time (FastMCP
-lists the tools, runs its middleware and converts each to the SDK's type, ~15 ms; the SDK then
+lists the tools, runs its middleware and converts each to the SDK's type, ~13 ms; the SDK then
 validates the result against the protocol version's schema and dumps it, 12-18 ms), so a lab's
-100 assistants connecting at once paid ~3 s of CPU for 100 copies of one answer
-(benchmarks/load.py).
+100 assistants connecting at once paid ~3 s of CPU for 100 copies of one answer (what a session
+costs the server: benchmarks/call_overhead.py --sessions).
 
 `PreparedToolList` is middleware of the SDK's low-level server (`Server.middleware`, which runs
 before the SDK's own checks and may answer without `call_next`, owning its answer). The first
