@@ -19,7 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from conftest import GEM_FLUX, start_http_server, stop_server
 from gem_flux_mcp.modeling.inputs import read_fasta_file
-from gem_flux_mcp.store.activity import TRUNCATED_MARK
+from gem_flux_mcp.store.argument_caps import TRUNCATED_MARK
 from gem_flux_mcp.store.row_mapping import unpack_text
 from mcp_client import call, stdio_client, structured
 from models import TEXTBOOK_MEDIUM, textbook

@@ -17,7 +17,6 @@ gone: one on this machine whose process has exited, or any whose heartbeat is ol
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
@@ -31,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from gem_flux_mcp.store.activity_queries import ServerProcess
+from gem_flux_mcp.store.argument_caps import capped_arguments
 from gem_flux_mcp.store.db import Database
 from gem_flux_mcp.store.rows import CallRow, SessionRow, utc_now
 
@@ -325,46 +325,3 @@ def _process_alive(pid: int) -> bool:
     except OSError:  # PermissionError: someone else's process
         return True
     return True
-
-
-def _jsonable(value: Any) -> Any:
-    try:
-        json.dumps(value)
-        return value
-    except (TypeError, ValueError):
-        return json.loads(json.dumps(value, default=str))
-
-
-def capped_arguments(value: Any, max_chars: int) -> Any:
-    """Arguments as recorded: in full when their JSON fits in `max_chars`, otherwise with long
-    texts cut and long lists/objects shortened, each cut marked, so the record stays bounded."""
-    value = _jsonable(value)
-    if len(json.dumps(value)) <= max_chars:
-        return value
-    text_limit, item_limit = 200, 20
-    while True:
-        shortened = _shorten(value, text_limit, item_limit)
-        if len(json.dumps(shortened)) <= max_chars or text_limit <= 20:
-            break
-        text_limit, item_limit = text_limit // 2, max(item_limit // 2, 2)
-    if len(json.dumps(shortened)) > max_chars:  # very many arguments
-        return {TRUNCATED_MARK: f"arguments of {len(json.dumps(value))} characters not recorded"}
-    return shortened
-
-
-TRUNCATED_MARK = "...truncated"
-
-
-def _shorten(value: Any, text_limit: int, item_limit: int) -> Any:
-    if isinstance(value, str):
-        return value if len(value) <= text_limit else f"{value[:text_limit]}{TRUNCATED_MARK} ({len(value)} chars)"
-    if isinstance(value, list):
-        head = [_shorten(v, text_limit, item_limit) for v in value[:item_limit]]
-        return head + ([f"{TRUNCATED_MARK} ({len(value)} items)"] if len(value) > item_limit else [])
-    if isinstance(value, dict):
-        items = list(value.items())
-        out = {str(k)[:text_limit]: _shorten(v, text_limit, item_limit) for k, v in items[:item_limit]}
-        if len(items) > item_limit:
-            out[TRUNCATED_MARK] = f"{len(items)} entries"
-        return out
-    return value
