@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))  # repository scripts the tests check (tool_docs.py)
 GEM_FLUX = str(Path(sys.executable).with_name("gem-flux"))
+CliRun = Callable[..., tuple[int, str, str]]  # the cli_in_process fixture: args -> (exit code, stdout, stderr)
 
 
 # Fixtures that build a genome, start a browser or a PostgreSQL server: every test that uses one
@@ -115,6 +116,28 @@ def server_env(data_dir: Path, cache_dir: Path, tmp_path: Path, biochem: Biochem
         GEMFLUX_ALLOWED_ROOTS=str(tmp_path),
     )
     return env
+
+
+@pytest.fixture()
+def cli_in_process(server_env: dict[str, str], monkeypatch: pytest.MonkeyPatch,
+                   capsys: pytest.CaptureFixture[str]) -> CliRun:
+    """`gem-flux ARGS` run in this process with the environment `server_env` gives a subprocess:
+    (exit code, stdout, stderr). For what a command refuses before any work, where starting a
+    Python that imports COBRApy (~4 s) for each refusal would be most of the test; a test of a
+    result the user gets runs the installed console script (GEM_FLUX)."""
+    from gem_flux_mcp.cli.main import main
+
+    for key, value in server_env.items():
+        if key.startswith("GEMFLUX_"):
+            monkeypatch.setenv(key, value)
+
+    def run(*args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        code = main(list(args))
+        said = capsys.readouterr()
+        return code, said.out, said.err
+
+    return run
 
 
 def free_port() -> int:

@@ -1,5 +1,6 @@
 """`gem-flux essentiality|phenotypes|fva|compare` on model files, run as a user runs them (the
-installed console script), checked against COBRApy on the same model and medium."""
+installed console script), checked against COBRApy on the same model and medium. What a command
+refuses before any work is checked in this process (`cli_in_process`)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from cobra.flux_analysis import flux_variability_analysis, single_gene_deletion
 from cobra.io import save_json_model
 
-from conftest import GEM_FLUX
+from conftest import GEM_FLUX, CliRun
 from models import TEXTBOOK_MEDIUM, textbook
 
 
@@ -58,17 +59,16 @@ def test_essentiality_command_equals_cobrapy(files: dict[str, Path], server_env:
 
 
 def test_a_medium_the_model_cannot_take_up_is_refused_as_the_tools_refuse_it(
-        files: dict[str, Path], server_env: dict[str, str], tmp_path: Path) -> None:
+        files: dict[str, Path], cli_in_process: CliRun, tmp_path: Path) -> None:
     (tmp_path / "trehalose.json").write_text(json.dumps({"compounds": {"cpd00794": {"bounds": [-10, 1000]}}}))
-    proc = gem_flux("essentiality", str(files["model"]), "--medium", str(tmp_path / "trehalose.json"),
-                    env=server_env)
-    assert proc.returncode == 1 and "MEDIA_INCOMPATIBLE" in proc.stderr
-    assert "None of the 1 compounds of medium trehalose has an exchange reaction" in proc.stderr
+    code, _, said = cli_in_process("essentiality", str(files["model"]), "--medium", str(tmp_path / "trehalose.json"))
+    assert code == 1 and "MEDIA_INCOMPATIBLE" in said
+    assert "None of the 1 compounds of medium trehalose has an exchange reaction" in said
 
 
 @pytest.mark.slow
 def test_phenotypes_fva_and_compare_commands(files: dict[str, Path], server_env: dict[str, str],
-                                             tmp_path: Path) -> None:
+                                             cli_in_process: CliRun, tmp_path: Path) -> None:
     reference = textbook()
     # phenotypes: acetate as the carbon source, by hand in COBRApy
     proc = gem_flux("phenotypes", str(files["model"]), "--medium", str(files["medium"]), "--panel", "carbon",
@@ -110,11 +110,11 @@ def test_phenotypes_fva_and_compare_commands(files: dict[str, Path], server_env:
     assert float(a_text) == pytest.approx(reference.slim_optimize(), abs=1e-6)
     assert float(b_text) == pytest.approx(other.slim_optimize(), abs=1e-6)
     # errors: clear message, exit 1
-    proc = gem_flux("fva", str(files["model"]), "--medium", "no_such_medium", env=server_env)
-    assert proc.returncode == 1 and "INVALID_MEDIA" in proc.stderr
-    proc = gem_flux("phenotypes", str(files["model"]), "--medium", str(files["medium"]), "--compounds", "cpd99999",
-                    env=server_env)
-    assert proc.returncode == 1 and "INVALID_COMPOUND_IDS" in proc.stderr
+    code, _, said = cli_in_process("fva", str(files["model"]), "--medium", "no_such_medium")
+    assert code == 1 and "INVALID_MEDIA" in said
+    code, _, said = cli_in_process("phenotypes", str(files["model"]), "--medium", str(files["medium"]),
+                                   "--compounds", "cpd99999")
+    assert code == 1 and "INVALID_COMPOUND_IDS" in said
 
 
 @pytest.mark.slow
@@ -140,7 +140,7 @@ def test_diagnose_command_names_what_a_broken_model_cannot_make(files: dict[str,
 
 
 def test_fermentation_command_equals_cobrapy_pfba(files: dict[str, Path], server_env: dict[str, str],
-                                                  tmp_path: Path) -> None:
+                                                  cli_in_process: CliRun, tmp_path: Path) -> None:
     from cobra.flux_analysis import pfba
 
     medium = json.loads(files["medium"].read_text())
@@ -163,12 +163,13 @@ def test_fermentation_command_equals_cobrapy_pfba(files: dict[str, Path], server
     for rid, cpd in (("EX_ac_e", "cpd00029"), ("EX_for_e", "cpd00047"), ("EX_etoh_e", "cpd00363")):
         assert rows[cpd] == pytest.approx(expected[rid], rel=1e-4)
     assert answer["comparison"]["metrics"]["tp"] == 3 and answer["comparison"]["metrics"]["fn"] == 1
-    refused = gem_flux("fermentation", str(files["model"]), "--medium", str(tmp_path / "anaerobic.json"),
-                       "--objective", "Biomass_Ecoli_core", "--min-ratio", "0", env=server_env)
-    assert refused.returncode != 0 and "INVALID_THRESHOLD" in refused.stdout + refused.stderr
+    code, out, said = cli_in_process("fermentation", str(files["model"]), "--medium", str(tmp_path / "anaerobic.json"),
+                                     "--objective", "Biomass_Ecoli_core", "--min-ratio", "0")
+    assert code != 0 and "INVALID_THRESHOLD" in out + said
 
 
-def test_file_commands_check_the_model_as_the_tools_do(files: dict[str, Path], server_env: dict[str, str]) -> None:
+def test_file_commands_check_the_model_as_the_tools_do(files: dict[str, Path], server_env: dict[str, str],
+                                                      cli_in_process: CliRun) -> None:
     """The file commands build the services' own jobs, so a bad objective or id is refused with the
     tools' codes before any analysis; `gem-flux fba` answers what COBRApy finds."""
     base = ("--medium", str(files["medium"]))
@@ -178,8 +179,8 @@ def test_file_commands_check_the_model_as_the_tools_do(files: dict[str, Path], s
                                   "INVALID_REACTION"),
                                  ("explain", ("--objective", "Biomass_Ecoli_core", "--gene", "b9999"), "INVALID_GENE"),
                                  ("fba", ("--objective", "no_such_reaction"), "INVALID_OBJECTIVE")):
-        proc = gem_flux(command, str(files["model"]), *base, *extra, env=server_env)
-        assert proc.returncode == 1 and code in proc.stderr, (command, proc.stderr)
+        exit_code, _, said = cli_in_process(command, str(files["model"]), *base, *extra)
+        assert exit_code == 1 and code in said, (command, said)
     proc = gem_flux("fba", str(files["model"]), *base, "--objective", "Biomass_Ecoli_core", "--json", env=server_env)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["objective_value"] == pytest.approx(textbook().slim_optimize(), abs=1e-6)

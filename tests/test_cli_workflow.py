@@ -15,7 +15,7 @@ import pytest
 from Bio import SeqIO
 from cobra.io import read_sbml_model, save_json_model
 
-from conftest import GEM_FLUX
+from conftest import GEM_FLUX, CliRun
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.modeling.gram import gram_from_draft
 from models import apply_exchange_medium, medium_of
@@ -94,22 +94,22 @@ def test_gapfill_on_two_media_then_fba(ecoli: cobra.Model, server_env: dict[str,
     assert len((tmp_path / "fluxes.tsv").read_text().splitlines()) == len(fba["fluxes"]) + 1
 
 
-@pytest.mark.slow
-def test_workflow_commands_refuse_bad_input_before_working(server_env: dict[str, str], tmp_path: Path) -> None:
+def test_workflow_commands_refuse_bad_input_before_working(cli_in_process: CliRun, tmp_path: Path) -> None:
     proteins = tmp_path / "p.faa"
     proteins.write_text(">a\nMKV\n")
-    proc = gem_flux("reconstruct", str(proteins), "--out", str(tmp_path / "m.txt"), env=server_env)
-    assert proc.returncode == 1 and "UNSUPPORTED_FORMAT" in proc.stderr
-    proc = gem_flux("reconstruct", str(proteins), "--out", str(tmp_path / "m.xml"), "--media", "no_such_medium",
-                    env=server_env)
-    assert proc.returncode == 1 and "INVALID_MEDIA" in proc.stderr
-    proc = gem_flux("gapfill", str(tmp_path / "missing.json"), "--media", "glucose_minimal_aerobic", "--out",
-                    str(tmp_path / "o.json"), env=server_env)
-    assert proc.returncode == 1 and "FILE_NOT_FOUND" in proc.stderr
+    code, _, said = cli_in_process("reconstruct", str(proteins), "--out", str(tmp_path / "m.txt"))
+    assert code == 1 and "UNSUPPORTED_FORMAT" in said
+    code, _, said = cli_in_process("reconstruct", str(proteins), "--out", str(tmp_path / "m.xml"),
+                                   "--media", "no_such_medium")
+    assert code == 1 and "INVALID_MEDIA" in said
+    code, _, said = cli_in_process("gapfill", str(tmp_path / "missing.json"), "--media", "glucose_minimal_aerobic",
+                                   "--out", str(tmp_path / "o.json"))
+    assert code == 1 and "FILE_NOT_FOUND" in said
     for bad in ("-1", "0", "11", "nan"):  # the rule gapfill_model applies, with its code, before any work
-        proc = gem_flux("gapfill", str(tmp_path / "missing.json"), "--media", "glucose_minimal_aerobic",
-                        "--target-growth", bad, "--out", str(tmp_path / "o.json"), env=server_env)
-        assert proc.returncode == 1 and "INVALID_TARGET_GROWTH_RATE" in proc.stderr, (bad, proc.stderr)
+        code, _, said = cli_in_process("gapfill", str(tmp_path / "missing.json"), "--media",
+                                       "glucose_minimal_aerobic", "--target-growth", bad, "--out",
+                                       str(tmp_path / "o.json"))
+        assert code == 1 and "INVALID_TARGET_GROWTH_RATE" in said, (bad, said)
     assert not list(tmp_path.glob("*.xml")) and not list(tmp_path.glob("o.json"))
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from cobra.io import save_json_model, to_json
 
-from conftest import GEM_FLUX
+from conftest import GEM_FLUX, CliRun
 from gem_flux_mcp.errors import ValidationError
 from gem_flux_mcp.modeling.community import (
     Member,
@@ -369,7 +369,7 @@ async def test_community_tools(server_env: dict[str, str], tmp_path: Path) -> No
         assert [m["state"] for m in shown["members"]] == ["replaced", "stored"]
 
 
-def test_community_command(server_env: dict[str, str], tmp_path: Path) -> None:
+def test_community_command(server_env: dict[str, str], cli_in_process: CliRun, tmp_path: Path) -> None:
     for model in (lysine_auxotroph(), arginine_auxotroph()):
         save_json_model(model, str(tmp_path / f"{model.id}.json"))
     (tmp_path / "glucose.json").write_text(json.dumps({"compounds": {GLUCOSE: {"bounds": [-UPTAKE, 1000.0]}}}))
@@ -389,10 +389,9 @@ def test_community_command(server_env: dict[str, str], tmp_path: Path) -> None:
     assert len((tmp_path / "cf.tsv").read_text().splitlines()) == 3
     assert [c["compound_id"] for c in result["minimal_medium"]] == [GLUCOSE]
     assert [(c["compound_id"], c["limiting"]) for c in result["limiting_compounds"]] == [(GLUCOSE, True)]
-    refused = subprocess.run([GEM_FLUX, "community", str(tmp_path / "lys_minus.json"), "--medium",
-                              str(tmp_path / "glucose.json"), "--tradeoff", "2"],
-                             capture_output=True, text=True, timeout=300, env=server_env)
-    assert refused.returncode != 0 and "INVALID_TRADEOFF" in refused.stdout + refused.stderr
+    code, out, said = cli_in_process("community", str(tmp_path / "lys_minus.json"), "--medium",
+                                     str(tmp_path / "glucose.json"), "--tradeoff", "2")
+    assert code != 0 and "INVALID_TRADEOFF" in out + said
 
 
 @pytest.mark.anyio
