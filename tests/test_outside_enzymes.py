@@ -98,6 +98,7 @@ def small_cell(with_phoa: bool) -> cobra.Model:
 
 def test_a_genome_with_alkaline_phosphatase_takes_phosphorus_from_esters_outside() -> None:
     model = small_cell(with_phoa=True)
+    there = {m.id for m in model.metabolites}
     added = add_outside_phosphatases(model, template(), EC)
     assert sorted(added) == ["rxn00132_e0", "rxn00220_e0", "rxn01145_e0", "rxn01282_e0", "rxn08948_e0"]
     for rid in added:
@@ -107,6 +108,9 @@ def test_a_genome_with_alkaline_phosphatase_takes_phosphorus_from_esters_outside
     assert model.reactions.rxn01282_e0.bounds == (-1000.0, 0.0)
     assert model.reactions.rxn01145_e0.bounds == (0.0, 1000.0)
     assert add_outside_phosphatases(model, template(), EC) == []  # nothing twice
+    made_outside = [m for m in model.metabolites if m.id not in there]  # named for where they are
+    names = [m.name for m in made_outside if m.name]  # the toy water has none
+    assert len(names) >= 8 and all(name.endswith(" [e0]") for name in names), names
 
     for metabolite in [m for m in model.metabolites if m.compartment == "e0"]:
         model.add_boundary(metabolite, type="exchange", lb=-1000.0 if metabolite.id == f"{WATER}_e0" else 0.0)

@@ -52,11 +52,21 @@ def outside_copy(model: cobra.Model, reaction: cobra.Reaction, rid: str) -> cobr
         if outside_id in model.metabolites:
             outside = model.metabolites.get_by_id(outside_id)
         else:
-            outside = Metabolite(outside_id, metabolite.formula, metabolite.name, metabolite.charge, "e0")
+            outside = Metabolite(outside_id, metabolite.formula, outside_name(metabolite.name), metabolite.charge, "e0")
             outside.annotation.update(metabolite.annotation)
         coefficients[outside] = coefficients.get(outside, 0.0) + value
     copy.add_metabolites(coefficients)
     return copy
+
+
+def outside_name(name: str) -> str:
+    """A cytosolic metabolite's name for its copy outside: `Glycerol-3-phosphate [c0]` ->
+    `Glycerol-3-phosphate [e0]` (the copy kept the cytosolic name, so a reaction that moves a
+    compound across read as if it did not: `Na+ [e0] + H+ [c0] <=> Na+ [c0] + H+ [c0]`)."""
+    stem, bracket, place = name.rpartition(" [")
+    if bracket and place.startswith("c") and place.endswith("]"):
+        return f"{stem} [e{place[1:-1]}]"
+    return name
 
 
 def hydrolysis_sides(coefficients: Mapping[str, float]) -> tuple[str, str, float] | None:
