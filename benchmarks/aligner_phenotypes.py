@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+os.environ.setdefault("GEMFLUX_KEEP_HITS", "0")  # builds are timed cold: every protein aligned (hit_cache)
+
 ALIGNERS = ("mmseqs", "diamond")
 BENCHMARKS = {"phenotypes": "benchmarks.phenotypes.run", "fermentation": "benchmarks.phenotypes.fermentation"}
 

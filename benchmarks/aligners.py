@@ -70,6 +70,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+os.environ.setdefault("GEMFLUX_KEEP_HITS", "0")  # builds are timed cold: every protein aligned (hit_cache)
+
 EVALUE_CUTOFF = 1e-10
 REPORT_EVALUE = 1e-5  # what the aligners are asked to report
 MAX_TARGETS = 25  # hits kept per query (tie-aware agreement needs more than one)

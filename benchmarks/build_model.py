@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+os.environ.setdefault("GEMFLUX_KEEP_HITS", "0")  # builds are timed cold: every protein aligned (hit_cache)
+
 ECOLI_MODELS = "iML1515,iSSON_1240,iSF_1195,iSbBS512_1146,iSDY_1059"
 CASES: dict[str, tuple[str, str, bool, list[str]]] = {
     # name: (genome file, template, keep headers, extra options)

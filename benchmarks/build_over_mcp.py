@@ -19,6 +19,8 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+os.environ.setdefault("GEMFLUX_KEEP_HITS", "0")  # builds are timed cold: every protein aligned (hit_cache)
+
 
 async def timed_build(client: Client, fasta: Path, name: str) -> tuple[dict[str, object], list[float]]:
     """Build once; meanwhile probe a look-up every 100 ms. Returns the result (+ wall) and probe times (ms)."""

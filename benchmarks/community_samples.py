@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+os.environ.setdefault("GEMFLUX_KEEP_HITS", "0")  # builds are timed cold: every protein aligned (hit_cache)
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 

@@ -77,6 +77,8 @@ from gem_flux_mcp.modeling.inputs import Protein
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 from make_markers import proteomes, read_named  # (scripts/ is not a package)
 
+os.environ.setdefault("GEMFLUX_KEEP_HITS", "0")  # builds are timed cold: every protein aligned (hit_cache)
+
 COMPLETENESS_LEVELS = (100, 90, 80, 70, 60, 50)  # percent of the host's proteins kept
 CONTAMINATION_LEVELS = (0, 5, 10)  # percent of the contaminant's proteins added
 REPLICATES = 5

@@ -30,6 +30,8 @@ from mcp.client.stdio import StdioServerParameters
 
 from gem_flux_mcp.modeling.inputs import read_fasta_file
 
+os.environ.setdefault("GEMFLUX_KEEP_HITS", "0")  # builds are timed cold: every protein aligned (hit_cache)
+
 
 def subset(source: Path, target: Path, n: int) -> Path:
     """The first n proteins of `source`, headers (product names) kept."""

@@ -21,6 +21,8 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+os.environ.setdefault("GEMFLUX_KEEP_HITS", "0")  # builds are timed cold: every protein aligned (hit_cache)
+
 
 async def step(client: Client, tool: str, args: dict[str, Any], timings: list[tuple[str, float, int]]) -> Any:
     started = time.perf_counter()

@@ -111,7 +111,8 @@ async def test_build_over_mcp_with_progress_and_a_responsive_server(server_env: 
 async def test_cancelling_a_build_stops_the_worker_and_the_aligner(server_env: dict[str, str], data_dir: Path,
                                                                    tmp_path: Path) -> None:
     marker = f"GEMFLUX_TEST_MARKER={tmp_path.name}"
-    env = {**server_env, "GEMFLUX_TEST_MARKER": tmp_path.name, "GEMFLUX_ALIGNER": "mmseqs"}
+    env = {**server_env, "GEMFLUX_TEST_MARKER": tmp_path.name, "GEMFLUX_ALIGNER": "mmseqs",
+           "GEMFLUX_KEEP_HITS": "0"}  # the aligner must run: hits kept by an earlier build would skip it
     fasta = data_dir / "genomes" / "ecoli_k12_mg1655.faa"
     env["GEMFLUX_ALLOWED_ROOTS"] = f"{tmp_path}{os.pathsep}{data_dir}"
     async with stdio_client(env, "legacy") as client:

@@ -112,7 +112,8 @@ def test_kill_9_during_an_alignment_leaves_no_process_and_no_files(server_env: d
                                                                   tmp_path: Path) -> None:
     marker = f"GEMFLUX_TEST_MARKER={tmp_path.name}"
     env = {**server_env, "GEMFLUX_TEST_MARKER": tmp_path.name, "GEMFLUX_ALIGNER": "mmseqs",
-           "GEMFLUX_ALLOWED_ROOTS": f"{tmp_path}{os.pathsep}{data_dir}"}
+           "GEMFLUX_ALLOWED_ROOTS": f"{tmp_path}{os.pathsep}{data_dir}",
+           "GEMFLUX_KEEP_HITS": "0"}  # the aligner must run: hits kept by an earlier build would skip it
     jobs_dir = Path(server_env["GEMFLUX_CACHE_DIR"]) / "jobs"
     fasta = data_dir / "genomes" / "ecoli_k12_mg1655.faa"
     requests = [

@@ -36,6 +36,8 @@ from gem_flux_mcp.modeling.fermentation import SCORED_PRODUCTS, fermentation_pro
 from gem_flux_mcp.modeling.inputs import Protein, read_proteins_file
 from gem_flux_mcp.modeling.reconstruct import reconstruct
 
+os.environ.setdefault("GEMFLUX_KEEP_HITS", "0")  # builds are timed cold: every protein aligned (hit_cache)
+
 # organisms.tsv's product names -> the scored product they are (others, e.g. n-butanol, are not scored)
 OBSERVED_NAMES = {"acetic acid": "acetate", "formic acid": "formate", "ethanol": "ethanol",
                   "butyric acid": "butyrate", "propionic acid": "propionate", "dl-lactic acid": "lactate",

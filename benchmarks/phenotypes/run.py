@@ -44,6 +44,8 @@ from gem_flux_mcp.modeling.annotate import prepare_reference_index
 from gem_flux_mcp.modeling.build import BuildOptions, build_draft
 from gem_flux_mcp.modeling.inputs import Protein, read_proteins_file
 
+os.environ.setdefault("GEMFLUX_KEEP_HITS", "0")  # builds are timed cold: every protein aligned (hit_cache)
+
 ECOLI_MODELS = ("iML1515", "iSSON_1240", "iSF_1195", "iSbBS512_1146", "iSDY_1059")
 BSUB_MODELS = ("iYO844",)
 

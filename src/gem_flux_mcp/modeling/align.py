@@ -27,9 +27,16 @@ from gem_flux_mcp.error_codes import ErrorCode
 
 from ..errors import LibraryError
 from ..procutil import die_with_parent
+from .hit_cache import HitCache, Row
 
 ENV_ALIGNER = "GEMFLUX_ALIGNER"
+ENV_KEEP_HITS = "GEMFLUX_KEEP_HITS"  # "0": align every protein and keep nothing (benchmarks time cold builds)
 MAX_EVALUE = 1e-10
+MMSEQS_SENSITIVITY = "4"
+MMSEQS_MAX_SEQS = "300"
+DIAMOND_MAX_TARGETS = "20"
+# what the hits depend on besides the reference and the aligner: kept hits (hit_cache) are per setting
+SEARCH_SETTINGS = f"e{MAX_EVALUE}-s{MMSEQS_SENSITIVITY}-m{MMSEQS_MAX_SEQS}-d{DIAMOND_MAX_TARGETS}-am3"
 
 
 @dataclass(frozen=True)
@@ -109,16 +116,51 @@ def search(
     Query ids are replaced by their position while aligning, so any id (spaces, odd characters)
     survives the round trip through the aligner's text formats. The same search twice in a row
     is answered from memory. With `index_dir`, MMseqs2 keeps the reference's indexed database
-    there and reuses it.
+    there and reuses it, and each protein's hits are kept there (hit_cache): a sequence searched
+    before against this reference is not aligned again.
     """
     key = _search_key(queries, reference_fasta, aligner)
     if key in _recent:
         return list(_recent[key])
-    hits = _align(queries, reference_fasta, aligner, threads, index_dir)
+    if index_dir is None or not keeps_hits():
+        hits = _align(queries, reference_fasta, aligner, threads, index_dir)
+    else:
+        hits = _search_keeping_hits(queries, reference_fasta, aligner, threads, index_dir)
     _recent[key] = hits
     while len(_recent) > _RECENT_SEARCHES:
         del _recent[next(iter(_recent))]
     return list(hits)
+
+
+def keeps_hits() -> bool:
+    """Whether searches with an index folder keep each protein's hits there (GEMFLUX_KEEP_HITS)."""
+    return os.environ.get(ENV_KEEP_HITS, "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def _search_keeping_hits(queries: dict[str, str], reference_fasta: Path, aligner: Aligner, threads: int | None,
+                         index_dir: Path) -> list[Hit]:
+    """`_align` for the sequences whose hits are not kept yet (each distinct sequence once), the
+    kept hits for the others; hits in the order of `queries`, each query's as the aligner gave them."""
+    cache = HitCache.beside(index_dir, f"{_reference_key(reference_fasta, aligner)}-{aligner.name}")
+    distinct = set(queries.values())
+    kept = cache.lookup(distinct)
+    missing = sorted(distinct - kept.keys())
+    if missing:
+        numbered = {str(i): sequence for i, sequence in enumerate(missing)}
+        fresh: dict[str, list[Row]] = {sequence: [] for sequence in missing}
+        for hit in _align(numbered, reference_fasta, aligner, threads, index_dir):
+            fresh[numbered[hit.query]].append((hit.target, hit.identity, hit.evalue, hit.bits))
+        cache.store(fresh)
+        kept.update(fresh)
+    return [Hit(qid, *row) for qid, sequence in queries.items() for row in kept[sequence]]
+
+
+def _reference_key(reference_fasta: Path, aligner: Aligner) -> str:
+    """Names what a search's hits depend on: the reference file (path, size, time), the aligner's
+    binary and the search settings."""
+    stat = reference_fasta.stat()
+    return hashlib.sha256(f"{reference_fasta.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0{aligner.binary}"
+                          f"\0{SEARCH_SETTINGS}".encode()).hexdigest()[:16]
 
 
 def indexed_target(reference_fasta: Path, aligner: Aligner, index_dir: Path, threads: int | None = None) -> Path:
@@ -138,8 +180,8 @@ def indexed_target(reference_fasta: Path, aligner: Aligner, index_dir: Path, thr
             built = work / "db"
             built.mkdir()
             _run([str(aligner.binary), "createdb", str(reference_fasta), str(built / "target"), "-v", "1"])
-            _run([str(aligner.binary), "createindex", str(built / "target"), str(work / "tmp"), "-s", "4",
-                  "--threads", str(threads), "-v", "1"])
+            _run([str(aligner.binary), "createindex", str(built / "target"), str(work / "tmp"), "-s",
+                  MMSEQS_SENSITIVITY, "--threads", str(threads), "-v", "1"])
             try:
                 built.rename(final)
             except OSError:  # another process finished first: its index is the same
@@ -181,22 +223,22 @@ def _align(queries: dict[str, str], reference_fasta: Path, aligner: Aligner, thr
             _run([str(aligner.binary), "makedb", "--in", str(reference_fasta), "-d", str(db), "--quiet",
                   "--threads", str(threads)])
             _run([str(aligner.binary), "blastp", "-q", str(query_path), "-d", str(db), "-o", str(out),
-                  "--threads", str(threads), "--evalue", str(MAX_EVALUE), "--max-target-seqs", "20", "--quiet",
-                  "--outfmt", "6", "qseqid", "sseqid", "pident", "evalue", "bitscore"])
+                  "--threads", str(threads), "--evalue", str(MAX_EVALUE), "--max-target-seqs", DIAMOND_MAX_TARGETS,
+                  "--quiet", "--outfmt", "6", "qseqid", "sseqid", "pident", "evalue", "bitscore"])
         elif index_dir is not None:
             target = indexed_target(reference_fasta, aligner, index_dir, threads)
             mmseqs = str(aligner.binary)
             _run([mmseqs, "createdb", str(query_path), str(work / "query"), "-v", "1"])
             # --alignment-mode 3 is easy-search's default: identity over the whole alignment
             _run([mmseqs, "search", str(work / "query"), str(target), str(work / "result"), str(work / "tmp"),
-                  "--threads", str(threads), "-s", "4", "-e", str(MAX_EVALUE), "--max-seqs", "300",
-                  "--alignment-mode", "3", "-v", "1"])
+                  "--threads", str(threads), "-s", MMSEQS_SENSITIVITY, "-e", str(MAX_EVALUE), "--max-seqs",
+                  MMSEQS_MAX_SEQS, "--alignment-mode", "3", "-v", "1"])
             _run([mmseqs, "convertalis", str(work / "query"), str(target), str(work / "result"), str(out),
                   "--format-output", "query,target,pident,evalue,bits", "-v", "1"])
         else:
             _run([str(aligner.binary), "easy-search", str(query_path), str(reference_fasta), str(out),
-                  str(work / "tmp"), "--threads", str(threads), "-s", "4", "-e", str(MAX_EVALUE),
-                  "--max-seqs", "300", "-v", "1",
+                  str(work / "tmp"), "--threads", str(threads), "-s", MMSEQS_SENSITIVITY, "-e", str(MAX_EVALUE),
+                  "--max-seqs", MMSEQS_MAX_SEQS, "-v", "1",
                   "--format-output", "query,target,pident,evalue,bits"])
         hits = []
         with out.open() as handle:
