@@ -155,12 +155,16 @@ def _search_keeping_hits(queries: dict[str, str], reference_fasta: Path, aligner
     return [Hit(qid, *row) for qid, sequence in queries.items() for row in kept[sequence]]
 
 
-def _reference_key(reference_fasta: Path, aligner: Aligner) -> str:
-    """Names what a search's hits depend on: the reference file (path, size, time), the aligner's
-    binary and the search settings."""
+def _reference_identity(reference_fasta: Path, aligner: Aligner) -> str:
+    """The reference file (path, size, time) and the aligner's binary: what an index depends on."""
     stat = reference_fasta.stat()
-    return hashlib.sha256(f"{reference_fasta.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0{aligner.binary}"
-                          f"\0{SEARCH_SETTINGS}".encode()).hexdigest()[:16]
+    return f"{reference_fasta.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0{aligner.binary}"
+
+
+def _reference_key(reference_fasta: Path, aligner: Aligner) -> str:
+    """Names what a search's hits depend on: the reference and aligner, and the search settings."""
+    return hashlib.sha256(f"{_reference_identity(reference_fasta, aligner)}\0{SEARCH_SETTINGS}"
+                          .encode()).hexdigest()[:16]
 
 
 def indexed_target(reference_fasta: Path, aligner: Aligner, index_dir: Path, threads: int | None = None) -> Path:
@@ -168,9 +172,7 @@ def indexed_target(reference_fasta: Path, aligner: Aligner, index_dir: Path, thr
     `index_dir`; built on first use into a private folder and moved into place in one rename, so
     concurrent builds (batch workers) never see half an index."""
     threads = _threads(threads)
-    stat = reference_fasta.stat()
-    name = hashlib.sha256(f"{reference_fasta.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}\0{aligner.binary}"
-                          .encode()).hexdigest()[:16]
+    name = hashlib.sha256(_reference_identity(reference_fasta, aligner).encode()).hexdigest()[:16]
     final = index_dir / f"mmseqs-{name}"
     _remove_abandoned(index_dir)
     if not (final / "target.idx").is_file():

@@ -30,10 +30,11 @@ def capped_arguments(value: Any, max_chars: int) -> Any:
     text_limit, item_limit = TEXT_LIMIT, ITEM_LIMIT
     while True:
         shortened = _jsonable(_shorten(value, text_limit, item_limit))
-        if len(json.dumps(shortened)) <= max_chars or text_limit <= LAST_TEXT_LIMIT:
+        fits = len(json.dumps(shortened)) <= max_chars
+        if fits or text_limit <= LAST_TEXT_LIMIT:
             break
         text_limit, item_limit = text_limit // 2, max(item_limit // 2, 2)
-    if len(json.dumps(shortened)) > max_chars:  # very many arguments
+    if not fits:  # very many arguments
         return {TRUNCATED_MARK: f"arguments of more than {max_chars} characters not recorded"}
     return shortened
 
