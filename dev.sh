@@ -27,6 +27,17 @@ setup() {
         rm -f .venv/.installed-*
         touch "$stamp"
     fi
+    # the package's bytecode, written even under PYTHONDONTWRITEBYTECODE (which only stops the
+    # interpreter writing it): without it every server, worker and CLI process compiles the
+    # package again (~0.4 s each); only changed modules are recompiled (~0.1 s when none)
+    .venv/bin/python -m compileall -q src >&2
+}
+
+keep_bytecode() {
+    # Tests start many Python processes and pytest rewrites every test module's asserts; with
+    # PYTHONDONTWRITEBYTECODE set, none of that is cached between processes or runs (collection
+    # 16 s instead of 7 s per worker). The caches go to __pycache__ folders git ignores.
+    unset PYTHONDONTWRITEBYTECODE
 }
 
 apt_install() {
@@ -81,6 +92,7 @@ case "$cmd" in
         ensure_browser
         ensure_postgres
         ensure_diamond
+        keep_bytecode
         .venv/bin/ruff check src tests benchmarks scripts
         .venv/bin/mypy
         # two pytest workers (GEMFLUX_TEST_WORKERS), a test file each at a time, so a core is not
@@ -95,6 +107,7 @@ case "$cmd" in
         # the fast tier: lint, types and every test that needs no genome build, browser, PostgreSQL
         # or Dask cluster (tests/conftest.py marks those `slow`); about 3 minutes on 2 cores
         setup
+        keep_bytecode
         .venv/bin/ruff check src tests benchmarks scripts
         .venv/bin/mypy
         # the biochemistry index the tests build is kept between fast runs (rebuilt when the data change)

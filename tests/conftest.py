@@ -105,17 +105,22 @@ def ecoli_run(ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex) -> tupl
     return run, describe(run, biochem.reaction_details, 0.01)
 
 
-@pytest.fixture()
-def server_env(data_dir: Path, cache_dir: Path, tmp_path: Path, biochem: BiochemIndex) -> dict[str, str]:
-    """Environment for a `gem-flux serve` subprocess (index already built by `biochem`)."""
+def server_environment(data_dir: Path, cache_dir: Path, folder: Path) -> dict[str, str]:
+    """Environment for a `gem-flux serve` subprocess keeping its state in `folder`/state."""
     env = dict(os.environ)
     env.update(
         GEMFLUX_DATA_DIR=str(data_dir),
         GEMFLUX_CACHE_DIR=str(cache_dir),
-        GEMFLUX_STATE_DIR=str(tmp_path / "state"),
-        GEMFLUX_ALLOWED_ROOTS=str(tmp_path),
+        GEMFLUX_STATE_DIR=str(folder / "state"),
+        GEMFLUX_ALLOWED_ROOTS=str(folder),
     )
     return env
+
+
+@pytest.fixture()
+def server_env(data_dir: Path, cache_dir: Path, tmp_path: Path, biochem: BiochemIndex) -> dict[str, str]:
+    """Environment for a `gem-flux serve` subprocess (index already built by `biochem`)."""
+    return server_environment(data_dir, cache_dir, tmp_path)
 
 
 @pytest.fixture()

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from conftest import server_environment, start_http_server, stop_server
+from gem_flux_mcp.data.biochem import BiochemIndex
 from mcp_client import PROTOCOL_MODES, http_client, structured
 
 INIT = {
@@ -16,6 +20,23 @@ INIT = {
                "clientInfo": {"name": "raw-http", "version": "0"}},
 }
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@pytest.fixture(scope="module")
+def server_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("http-server")
+
+
+@pytest.fixture(scope="module")
+def http_server(data_dir: Path, cache_dir: Path, biochem: BiochemIndex, server_folder: Path) -> Iterator[str]:
+    """One server for this file: its tests only read (look-ups, sessions, headers), so they share
+    it, as clients share a lab's server; each start costs ~3.5 s of CPU."""
+    env = server_environment(data_dir, cache_dir, server_folder)
+    proc, url = start_http_server(env, server_folder / "http-server.log")
+    try:
+        yield url
+    finally:
+        stop_server(proc)
 
 
 def _json_body(response: httpx.Response) -> dict[str, Any]:
@@ -58,8 +79,8 @@ def test_foreign_origin_is_rejected(http_server: str) -> None:
         assert rebinding.status_code in {400, 403, 421}
 
 
-def test_binds_to_loopback_by_default(http_server: str, tmp_path: Any) -> None:
-    log = (tmp_path / "http-server.log").read_text()
+def test_binds_to_loopback_by_default(http_server: str, server_folder: Path) -> None:
+    log = (server_folder / "http-server.log").read_text()
     assert "127.0.0.1" in log and "0.0.0.0" not in log
 
 

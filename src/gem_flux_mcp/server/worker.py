@@ -401,10 +401,14 @@ def worker_main(conn: Connection, settings: Settings, parent_pid: int) -> None:
             time.sleep(PARENT_WATCH_S)
 
     threading.Thread(target=watch_parent, daemon=True, name="parent-watch").start()
-    try:
-        warm_up(settings)  # a job sent meanwhile waits in the pipe
-    except Exception:  # a job that needs what failed here reports it properly
-        logging.getLogger(__name__).warning("worker warm-up failed", exc_info=True)
+    # A spare worker warms up (imports, default template, index; ~3.6 s) so the next job finds it
+    # ready; a worker started for a job already in the pipe runs it at once instead, and the job
+    # loads only what it needs (an FVA needs no template).
+    if not conn.poll():
+        try:
+            warm_up(settings)  # a job sent meanwhile waits in the pipe
+        except Exception:  # a job that needs what failed here reports it properly
+            logging.getLogger(__name__).warning("worker warm-up failed", exc_info=True)
 
     while True:
         try:
