@@ -403,8 +403,9 @@ def worker_main(conn: Connection, settings: Settings, parent_pid: int) -> None:
     threading.Thread(target=watch_parent, daemon=True, name="parent-watch").start()
     # A spare worker warms up (imports, default template, index; ~3.6 s) so the next job finds it
     # ready; a worker started for a job already in the pipe runs it at once instead, and the job
-    # loads only what it needs (an FVA needs no template).
-    if not conn.poll():
+    # loads only what it needs (an FVA needs no template). Under a job memory limit it always
+    # warms up first: the limit counts what a job adds to the libraries and template, not them.
+    if settings.job_memory_mb or not conn.poll():
         try:
             warm_up(settings)  # a job sent meanwhile waits in the pipe
         except Exception:  # a job that needs what failed here reports it properly
