@@ -4,6 +4,7 @@ model plus candidate template reactions as one sparse LP (`Network`)."""
 from __future__ import annotations
 
 import csv
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
@@ -281,10 +282,19 @@ def _offered_directions(gapfill_direction: str, stoichiometry: Mapping[str, floa
     carbamate kinase that spends a triphosphate (energy.py)."""
     allowed = {"=": (1, -1), ">": (1,), "<": (-1,)}.get(gapfill_direction, ())
     possible = {">": (1,), "<": (-1,)}.get(database, (1, -1))
-    required = [sign for sign in (driven_transport_sign(stoichiometry), decarboxylating_sign(stoichiometry, deltag),
-                                  nucleotide_making_sign(stoichiometry), hydrolysis_sign(stoichiometry, deltag))
-                if sign is not None]
+    required = _required_signs(tuple(stoichiometry.items()), deltag)
     return tuple(s for s in allowed if s in possible and all(s == sign for sign in required))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _required_signs(stoichiometry: tuple[tuple[str, float], ...], deltag: float | None) -> tuple[int, ...]:
+    """The directions a reaction's chemistry allows it (see `_offered_directions`). A function of
+    the stoichiometry and ΔG'° alone, asked of every template reaction each time a network is
+    built (twice per gapfill over the whole template): found once per process."""
+    stoich = dict(stoichiometry)
+    signs = (driven_transport_sign(stoich), decarboxylating_sign(stoich, deltag),
+             nucleotide_making_sign(stoich), hydrolysis_sign(stoich, deltag))
+    return tuple(sign for sign in signs if sign is not None)
 
 
 def _direction_cost(template_reaction: Any, sign: int) -> float:
