@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,7 @@ from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import LibraryError
 from gem_flux_mcp.modeling import model_io, revise
-from gem_flux_mcp.modeling.sbml import validate
+from gem_flux_mcp.modeling.sbml import group_checks, validate
 from gem_flux_mcp.modeling.sbml.annotations import merge_annotation, model_annotations
 from gem_flux_mcp.modeling.sbml.sanitize import is_chemical_formula
 from mcp_client import call, in_process_client
@@ -413,6 +414,84 @@ def test_the_checker_finds_what_a_file_lacks(tmp_path: Path) -> None:
     assert any(p.startswith("metabolites: formula differs") and "glc__D_e" in p for p in problems), problems
     error = validate.lost_content_error(problems, damaged, "sbml")
     assert error.code == ErrorCode.MODEL_EXPORT_LOST_CONTENT and error.details["num_problems"] == len(problems)
+
+
+def _libsbml_general_errors(path: Path) -> list[str]:
+    """Error ids of libsbml's own general checks of the whole file (members looked up its way)."""
+    document = libsbml.readSBMLFromFile(str(path))
+    for category in (libsbml.LIBSBML_CAT_UNITS_CONSISTENCY, libsbml.LIBSBML_CAT_MODELING_PRACTICE):
+        document.setConsistencyChecks(category, False)
+    document.checkConsistency()
+    errors = [document.getError(i) for i in range(document.getNumErrors())]
+    return [f"{error.getErrorId()} {error.getMessage()[:200]}" for error in errors
+            if error.getSeverity() >= libsbml.LIBSBML_SEV_WARNING]
+
+
+def references_checked_here(path: Path) -> bool:
+    document = libsbml.readSBMLFromFile(str(path))  # kept alive while its model is used
+    return group_checks.group_references_checked_here(document.getModel())
+
+
+def test_group_members_are_checked_as_libsbml_checks_them(tmp_path: Path) -> None:
+    """The exported file's groups are checked from an index of the model's ids instead of
+    libsbml's walk of the model for each member: on a sound file and on files with each kind of
+    broken member, the checker finds a problem exactly when libsbml's own full check does."""
+    model = load_model("textbook")
+    for n, reaction in enumerate(model.reactions):  # subsystems are written as SBML groups
+        reaction.subsystem = ("glycolysis", "respiration", "")[n % 3]
+    path = tmp_path / "textbook.xml"
+    model_io.export_model_file(model, path, "sbml")
+    assert validate.libsbml_problems(path) == [] and _libsbml_general_errors(path) == []
+    assert references_checked_here(path)
+
+    def planted(name: str, change: Callable[[Any], None]) -> Path:
+        document = libsbml.readSBMLFromFile(str(path))
+        change(document.getModel().getPlugin("groups"))
+        target = tmp_path / f"{name}.xml"
+        libsbml.writeSBMLToFile(document, str(target))
+        return target
+
+    def dangling(plugin: Any) -> None:
+        plugin.getGroup(0).getMember(0).setIdRef("R_no_such_reaction")
+
+    def dangling_meta(plugin: Any) -> None:
+        plugin.getGroup(0).getMember(0).unsetIdRef()
+        plugin.getGroup(0).getMember(0).setMetaIdRef("no_such_metaid")
+
+    def own_group(plugin: Any) -> None:
+        plugin.getGroup(0).createMember().setIdRef(plugin.getGroup(0).getId())
+
+    def both(plugin: Any) -> None:
+        plugin.getGroup(0).getMember(0).setMetaIdRef(plugin.getParentSBMLObject().getSpecies(0).getMetaId())
+
+    def each_other(plugin: Any) -> None:  # groups containing each other: sound for libsbml
+        first, second = plugin.getGroup(0), plugin.getGroup(1)
+        first.createMember().setIdRef(second.getId())
+        second.createMember().setIdRef(first.getId())
+
+    def by_metaid(plugin: Any) -> None:  # a member naming a species by its metaid: sound
+        member = plugin.getGroup(0).createMember()
+        member.setMetaIdRef(plugin.getParentSBMLObject().getSpecies(0).getMetaId())
+
+    expected = {"dangling": "'R_no_such_reaction' names no element", "dangling_meta": "'no_such_metaid' names no",
+                "own_group": "naming its own group", "both": "both idRef and metaIdRef", "each_other": None,
+                "by_metaid": None}
+    for change in (dangling, dangling_meta, own_group, both, each_other, by_metaid):
+        broken = planted(change.__name__, change)
+        problems = validate.libsbml_problems(broken)
+        theirs = _libsbml_general_errors(broken)
+        if expected[change.__name__] is None:
+            assert problems == [] and theirs == [], (change.__name__, problems, theirs)
+        else:
+            assert len(problems) == 1 and expected[change.__name__] in problems[0], (change.__name__, problems)
+            assert len(theirs) == 1, (change.__name__, theirs)  # libsbml's own check finds the same one
+
+    # lists of members with SBO terms: libsbml's whole check, as before
+    sbo = planted("sbo", lambda plugin: plugin.getGroup(0).getListOfMembers().setSBOTerm("SBO:0000633"))
+    assert not references_checked_here(sbo)
+    # members with ids of their own (which members may name): libsbml's whole check too
+    named = planted("named", lambda plugin: plugin.getGroup(0).getMember(0).setId("first_member"))
+    assert not references_checked_here(named)
 
 
 def test_formula_rule_is_libsbmls() -> None:

@@ -6,6 +6,8 @@ SBML (`sbml_file_problems`):
 2. libsbml's consistency checks (`checkConsistency`) report no error or warning, units and
    modelling-practice checks left out (COBRApy does not write species units or initial amounts,
    which FBA has no use for; COBRApy's own `validate_sbml_model` leaves them out by default);
+   the groups' members are checked from one index of the model's ids (group_checks.py), not by
+   libsbml's walk of the whole model for each member;
 3. COBRApy reads the file without logging a warning or error;
 4. the model read back has the same content as the one written (content.py).
 COBRApy JSON (`json_file_problems`): COBRApy reads it back with the same content.
@@ -16,18 +18,23 @@ Each problem is one line of text; `lost_content_error` turns a list of them into
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import LibraryError
 from gem_flux_mcp.modeling.sbml.content import content_differences, model_content
 from gem_flux_mcp.modeling.sbml.document import read_sbml
+from gem_flux_mcp.modeling.sbml.group_checks import group_member_problems, group_references_checked_here
 
 if TYPE_CHECKING:
     import cobra
 
 _NO_OBJECTIVE = "No objective coefficients in model"
 MAX_LISTED = 20
+# libsbml's check categories run on an exported file (units and modelling practice left out)
+_CHECKED_CATEGORIES = ("LIBSBML_CAT_GENERAL_CONSISTENCY", "LIBSBML_CAT_IDENTIFIER_CONSISTENCY",
+                       "LIBSBML_CAT_MATHML_CONSISTENCY", "LIBSBML_CAT_SBO_CONSISTENCY",
+                       "LIBSBML_CAT_OVERDETERMINED_MODEL")
 
 
 def libsbml_problems(path: Path) -> list[str]:
@@ -41,10 +48,26 @@ def libsbml_problems(path: Path) -> list[str]:
         return [*problems, "libsbml: the file holds no SBML model"]
     document.setConsistencyChecks(libsbml.LIBSBML_CAT_UNITS_CONSISTENCY, False)
     document.setConsistencyChecks(libsbml.LIBSBML_CAT_MODELING_PRACTICE, False)
+    if not group_references_checked_here(document.getModel()):
+        return problems + _consistency_problems(document)
+    # everything but the general checks on the whole file (the groups' identifiers included);
+    # the general checks on the model without its groups, whose members were checked above
+    document.setConsistencyChecks(libsbml.LIBSBML_CAT_GENERAL_CONSISTENCY, False)
+    problems += _consistency_problems(document)
+    problems += group_member_problems(document.getModel())
+    document.getModel().getPlugin("groups").getListOfGroups().clear()
+    for category in _CHECKED_CATEGORIES:
+        document.setConsistencyChecks(getattr(libsbml, category), category == "LIBSBML_CAT_GENERAL_CONSISTENCY")
+    return problems + _consistency_problems(document)
+
+
+def _consistency_problems(document: Any) -> list[str]:
+    import libsbml
+
+    document.getErrorLog().clearLog()
     document.checkConsistency()
-    problems += [_describe(document.getError(i), "consistency") for i in range(document.getNumErrors())
-                 if document.getError(i).getSeverity() >= libsbml.LIBSBML_SEV_WARNING]
-    return problems
+    return [_describe(document.getError(i), "consistency") for i in range(document.getNumErrors())
+            if document.getError(i).getSeverity() >= libsbml.LIBSBML_SEV_WARNING]
 
 
 def _describe(error: object, stage: str) -> str:
