@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,8 +63,33 @@ def notes_of(model: cobra.Model) -> dict[str, dict[str, str]]:
     return {r.id: {k: str(v) for k, v in r.notes.items()} for r in model.reactions if r.notes}
 
 
-def export_and_check(model: cobra.Model, path: Path, biochem: BiochemIndex | None,
-                     caplog: pytest.LogCaptureFixture) -> tuple[cobra.Model, model_io.WrittenModel]:
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@contextmanager
+def cobra_warnings() -> Iterator[list[logging.LogRecord]]:
+    """What COBRApy's loggers say at WARNING or above during the block (as caplog would see it,
+    usable from a module-scoped fixture too)."""
+    handler = _Records()
+    logger = logging.getLogger("cobra")
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(min(level or logging.WARNING, logging.WARNING))
+    try:
+        yield handler.records
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def export_and_check(model: cobra.Model, path: Path,
+                     biochem: BiochemIndex | None) -> tuple[cobra.Model, model_io.WrittenModel]:
     """Export `model` as export_model does; check the file with libsbml and COBRApy; return the
     model read back (notes decoded, as import_model reads it) and the export's answer."""
     before = to_json(model)
@@ -72,10 +98,9 @@ def export_and_check(model: cobra.Model, path: Path, biochem: BiochemIndex | Non
     assert to_json(model) == before, "exporting must not change the model"
     errors, warnings = libsbml_issues(path)
     assert errors == [] and warnings == [], (errors[:5], warnings[:5])
-    caplog.clear()
-    with caplog.at_level(logging.WARNING):
+    with cobra_warnings() as records:
         back = model_io.read_model(path, "sbml")  # COBRApy's reader, notes' XML escaping undone
-    assert cobra_records(caplog) == []
+    assert [f"{r.levelname} {r.getMessage()}" for r in records] == []
     assert libsbml.SyntaxChecker.isValidSBMLSId(back.id)
     assert len(back.reactions) == len(model.reactions)
     assert {r.id for r in back.reactions} == {r.id for r in model.reactions}
@@ -111,12 +136,11 @@ def modelseedpy_json(data_dir: Path, path: Path) -> None:
     path.write_text(json.dumps(raw))
 
 
-def test_imported_modelseedpy_json_with_null_formulas(data_dir: Path, biochem: BiochemIndex, tmp_path: Path,
-                                                      caplog: pytest.LogCaptureFixture) -> None:
+def test_imported_modelseedpy_json_with_null_formulas(data_dir: Path, biochem: BiochemIndex, tmp_path: Path) -> None:
     modelseedpy_json(data_dir, tmp_path / "kbase.json")
     model = model_io.read_model(tmp_path / "kbase.json", "json")
     assert model.metabolites.cpd11416_c0.formula == "null"
-    back, written = export_and_check(model, tmp_path / "kbase.xml", biochem, caplog)
+    back, written = export_and_check(model, tmp_path / "kbase.xml", biochem)
     # the invalid formulas are left out and said so; valid ones are kept
     assert back.metabolites.cpd11416_c0.formula is None and back.metabolites.cpd11462_c0.formula is None
     assert back.metabolites.cpd00027_e0.formula == model.metabolites.cpd00027_e0.formula
@@ -235,9 +259,9 @@ def test_rules_and_names_are_compared_by_meaning() -> None:
 
 
 @pytest.mark.parametrize("name", ["textbook", pytest.param("iJO1366", marks=pytest.mark.slow)])
-def test_cobrapy_models(name: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_cobrapy_models(name: str, tmp_path: Path) -> None:
     model = load_model(name)
-    back, written = export_and_check(model, tmp_path / f"{name}.xml", None, caplog)
+    back, written = export_and_check(model, tmp_path / f"{name}.xml", None)
     # their own annotations are kept, SBO terms added
     for original, read in ((model.metabolites[0], back.metabolites[0]), (model.reactions[0], back.reactions[0])):
         for collection, value in original.annotation.items():
@@ -255,9 +279,8 @@ def test_cobrapy_models(name: str, tmp_path: Path, caplog: pytest.LogCaptureFixt
         assert model.notes and back.notes == model.notes  # its XHTML notes come back as they were read
 
 
-def test_built_draft(ecoli: cobra.Model, biochem: BiochemIndex, tmp_path: Path,
-                     caplog: pytest.LogCaptureFixture) -> None:
-    back, _ = export_and_check(ecoli, tmp_path / "draft.xml", biochem, caplog)
+def test_built_draft(ecoli: cobra.Model, biochem: BiochemIndex, tmp_path: Path) -> None:
+    back, _ = export_and_check(ecoli, tmp_path / "draft.xml", biochem)
     with_evidence = [r.id for r in ecoli.reactions if "gemflux_evidence" in r.notes]
     assert with_evidence and all(back.reactions.get_by_id(r).notes["gemflux_evidence"]
                                  == ecoli.reactions.get_by_id(r).notes["gemflux_evidence"] for r in with_evidence)
@@ -269,13 +292,21 @@ def test_built_draft(ecoli: cobra.Model, biochem: BiochemIndex, tmp_path: Path,
     assert all(m.annotation.get("sbo") == "SBO:0000247" for m in back.metabolites)
 
 
+@pytest.fixture(scope="module")
+def gapfilled_back(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]], biochem: BiochemIndex,
+                   tmp_path_factory: pytest.TempPathFactory) -> cobra.Model:
+    """The gapfilled E. coli model exported and checked (export_and_check) once for the tests
+    below, and read back."""
+    back, _ = export_and_check(ecoli_run[0].model, tmp_path_factory.mktemp("gapfilled") / "gapfilled.xml", biochem)
+    return back
+
+
 def test_gapfilled_keeps_atp_correction_notes(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]],
-                                              biochem: BiochemIndex, tmp_path: Path,
-                                              caplog: pytest.LogCaptureFixture) -> None:
+                                              gapfilled_back: cobra.Model, tmp_path: Path) -> None:
     model = ecoli_run[0].model
     filtered = [r.id for r in model.reactions if r.notes.get("gemflux_atp_filtered") == "<"]
     assert filtered, "the gapfilled model has reactions the ATP correction turned off backwards"
-    back, _ = export_and_check(model, tmp_path / "gapfilled.xml", biochem, caplog)
+    back = gapfilled_back
     for rid in filtered:
         assert back.reactions.get_by_id(rid).notes == model.reactions.get_by_id(rid).notes
     transport = [r for r in back.reactions if len(r.compartments) > 1 and len(r.metabolites) > 1]
@@ -312,8 +343,7 @@ def positive_masses_exist(model: cobra.Model, leave_out: set[str]) -> bool:
     return bool(result.status == 0)
 
 
-def test_gapfilled_model_conserves_mass(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]], biochem: BiochemIndex,
-                                        data_dir: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_gapfilled_model_conserves_mass(gapfilled_back: cobra.Model, data_dir: Path) -> None:
     """The exported gapfilled E. coli model is stoichiometrically consistent: no set of its
     internal reactions (biomass told by its SBO term, boundaries by their one metabolite) makes
     or destroys a metabolite. The template reactions left out as unsound are what made it fail:
@@ -321,7 +351,7 @@ def test_gapfilled_model_conserves_mass(ecoli_run: tuple[gf.GapfillRun, dict[str
     from gem_flux_mcp.data.template_fixes import UNSOUND_REACTIONS
     from gem_flux_mcp.data.templates import template_path
 
-    back, _ = export_and_check(ecoli_run[0].model, tmp_path / "gapfilled.xml", biochem, caplog)
+    back = gapfilled_back.copy()  # changed below; the fixture's model is shared
     biomass = {r.id for r in back.reactions if r.annotation.get("sbo") == "SBO:0000629"}
     assert biomass == {"bio1"}
     assert positive_masses_exist(back, biomass)
@@ -337,8 +367,7 @@ def test_gapfilled_model_conserves_mass(ecoli_run: tuple[gf.GapfillRun, dict[str
     assert not positive_masses_exist(back, biomass)
 
 
-def test_revised(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]], biochem: BiochemIndex, tmp_path: Path,
-                 caplog: pytest.LogCaptureFixture) -> None:
+def test_revised(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]], biochem: BiochemIndex, tmp_path: Path) -> None:
     revised = ecoli_run[0].model.copy()
 
     def lookup(rid: str) -> dict[str, Any] | None:
@@ -353,29 +382,29 @@ def test_revised(ecoli_run: tuple[gf.GapfillRun, dict[str, Any]], biochem: Bioch
     gene = next(g.id for g in revised.genes if len(g.reactions) == 1 and remove not in {r.id for r in g.reactions})
     plan = revise.validate_plan(revised, [add], [remove], {"ATPM_c0": [0, 5]}, [gene], lookup)
     revise.apply_plan(revised, plan, lookup, biochem.compound_names)
-    back, _ = export_and_check(revised, tmp_path / "revised.xml", biochem, caplog)
+    back, _ = export_and_check(revised, tmp_path / "revised.xml", biochem)
     assert add in back.reactions and remove not in back.reactions
     assert back.reactions.get_by_id(add).annotation["seed.reaction"] == add.split("_")[0]
     assert back.reactions.ATPM_c0.bounds == (0, 5)
 
 
-def test_notes_with_markup_characters_survive(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_notes_with_markup_characters_survive(tmp_path: Path) -> None:
     model = load_model("textbook")
     model.reactions.PGI.notes = {"gemflux_atp_filtered": "<", "direction": "a -> b <= c", "odd": "x & y; 'q' \"r\""}
     model.metabolites.glc__D_e.notes = {"comment": "<b>not markup</b>"}
-    back, _ = export_and_check(model, tmp_path / "notes.xml", None, caplog)
+    back, _ = export_and_check(model, tmp_path / "notes.xml", None)
     assert back.reactions.PGI.notes == model.reactions.PGI.notes
     assert back.metabolites.glc__D_e.notes == model.metabolites.glc__D_e.notes
 
 
-def test_ids_that_are_not_sbml_ids(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_ids_that_are_not_sbml_ids(tmp_path: Path) -> None:
     model = load_model("textbook")
     model.id = "lab.model.v2"
     for metabolite in model.metabolites:
         if metabolite.compartment == "e":
             metabolite.compartment = "ext.1"
     model.compartments = {"ext.1": "extracellular"}
-    back, written = export_and_check(model, tmp_path / "ids.xml", None, caplog)
+    back, written = export_and_check(model, tmp_path / "ids.xml", None)
     assert (back.id, back.name) == ("lab_model_v2", "lab.model.v2")
     assert back.compartments == {"c": "cytosol", "ext_1": "extracellular"}
     assert back.metabolites.glc__D_e.compartment == "ext_1"
