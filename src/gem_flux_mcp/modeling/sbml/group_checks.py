@@ -2,7 +2,7 @@
 
 libsbml finds the element a group member names by walking the whole model (`getElementBySId`)
 for each member: ~10 ms a member on a genome-scale model, 60 % of checking a draft's file (its
-333 exchanges) and ~30 s of iJO1366's (2,583 members in 37 subsystems), for checks that are a
+333 exchanges) and ~20 s of iJO1366's (2,253 members in 37 subsystems), for checks that are a
 set look-up each. `validate.libsbml_problems` runs libsbml's general checks on the model without
 its groups and these in their place; every other libsbml check (the groups' identifiers among
 them) still runs on the whole file. The same rules as libsbml's groups validator:

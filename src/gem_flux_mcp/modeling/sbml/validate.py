@@ -51,7 +51,7 @@ def libsbml_problems(path: Path) -> list[str]:
     if not group_references_checked_here(document.getModel()):
         return problems + _consistency_problems(document)
     # everything but the general checks on the whole file (the groups' identifiers included);
-    # the general checks on the model without its groups, whose members were checked above
+    # the general checks on the model without its groups, whose members group_checks checks
     document.setConsistencyChecks(libsbml.LIBSBML_CAT_GENERAL_CONSISTENCY, False)
     problems += _consistency_problems(document)
     problems += group_member_problems(document.getModel())
