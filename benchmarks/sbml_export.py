@@ -21,7 +21,9 @@ import argparse
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import cobra
 import libsbml
@@ -29,6 +31,8 @@ from cobra.io import load_json_model, load_model
 
 from gem_flux_mcp.modeling import model_io
 from gem_flux_mcp.modeling.sbml import validate
+
+T = TypeVar("T")
 
 
 def libsbml_alone(path: Path) -> int:
@@ -40,9 +44,9 @@ def libsbml_alone(path: Path) -> int:
     return sum(error.getSeverity() >= libsbml.LIBSBML_SEV_WARNING for error in errors)
 
 
-def timed(function: object, *args: object) -> tuple[float, object]:
+def timed(function: Callable[..., T], *args: object) -> tuple[float, T]:
     started = time.perf_counter()
-    result = function(*args)  # type: ignore[operator]
+    result = function(*args)
     return time.perf_counter() - started, result
 
 
