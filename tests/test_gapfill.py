@@ -257,11 +257,13 @@ def test_modes(ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex, monkey
     from gem_flux_mcp.modeling.gapfill import steps
 
     # the ATP correction's re-open pass skips the tests whose last solution proves they still
-    # pass: solving every test instead must re-open exactly the same directions
+    # pass, and asks first the test that closed each direction: solving every test, in their
+    # own order, must re-open exactly the same directions
     same: list[bool] = []
 
-    def both_ways(*args: Any) -> set[int]:
-        with_prices = steps.reopen_unneeded(*args)
+    def both_ways(*args: Any, **kwargs: Any) -> set[int]:
+        assert kwargs.get("origin")
+        with_prices = steps.reopen_unneeded(*args, **kwargs)
         same.append(with_prices == steps.reopen_unneeded(*args, use_prices=False) and len(with_prices) < len(args[4]))
         return with_prices
 

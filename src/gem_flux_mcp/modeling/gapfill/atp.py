@@ -214,16 +214,18 @@ def correct_atp(model: cobra.Model, core_template: Any, atp_media: Mapping[str, 
     internal = [i for i, f in enumerate(net.fluxes) if f.kind == "model" and f.reaction not in keep]
     noncore = [i for i in internal if net.fluxes[i].reaction not in core_of]
     order: list[int] = []
-    for test in tests:
+    origin: dict[int, int] = {}  # blocked column -> the test whose bans closed it
+    for n, test in enumerate(tests):
         lower, upper = net.bounds(atp_media[test.medium], allowed=added, atp_test=True)
         upper[np.fromiter(blocked, dtype=int)] = 0.0
         # with nothing to eat, any reaction may be part of the cycle; otherwise core stays as corrected
         suspects = internal if test.medium == "empty" else noncore
         newly = ban_until_passing(net, lower, upper, suspects, net.atp_column, test.threshold)
         order += [i for i in suspects if i in newly]
+        origin.update((i, n) for i in newly)
         blocked |= newly
     progress("atp_correction", 0.36, "re-opening blocked directions that later blocks made unnecessary")
-    blocked = reopen_unneeded(net, tests, atp_media, added, blocked, order)
+    blocked = reopen_unneeded(net, tests, atp_media, added, blocked, order, origin=origin)
     result.blocked = [(net.fluxes[i].reaction, net.fluxes[i].direction) for i in sorted(blocked)]
     apply_changes(model, core_template, result.added, source="atp_correction")
     block_directions(model, result.blocked)

@@ -110,13 +110,17 @@ def ban_until_passing(net: Network, lower: np.ndarray, upper: np.ndarray, suspec
 
 
 def reopen_unneeded(net: Network, tests: list[AtpTest], media: Mapping[str, Medium], added: Iterable[int],
-                    blocked: set[int], order: list[int], use_prices: bool = True) -> set[int]:
+                    blocked: set[int], order: list[int], use_prices: bool = True,
+                    origin: Mapping[int, int] | None = None) -> set[int]:
     """Blocking one direction per cycle, early blocks can become unnecessary once later ones
     close the same cycles: re-open each (last blocked first) if every test still passes.
 
     A test need not be solved again when its last solution proves it still passes: the most ATP
     is concave in the bounds, so it can rise by at most each re-opened direction's bound price
-    times its bound (`use_prices=False` solves every test, for checking; the answer is the same)."""
+    times its bound (`use_prices=False` solves every test, for checking; the answer is the same).
+    `origin` (column -> index of the test whose bans closed it) says which test to ask first: most
+    blocks are still needed, and the test that needed one is the likeliest to fail again. The
+    order of the tests changes how many are solved, not the answer: a block stays if any fails."""
     added = list(added)
     checks = [(test, *net.bounds(media[test.medium], allowed=added, atp_test=True)) for test in tests]
     kept = set(blocked)
@@ -131,7 +135,9 @@ def reopen_unneeded(net: Network, tests: list[AtpTest], media: Mapping[str, Medi
         kept.discard(i)
         closed = np.fromiter(kept, dtype=int)
         updated = list(proven)
-        for n, (test, lower, upper) in enumerate(checks):
+        first = origin.get(i, 0) if origin else 0
+        for n in (first, *(n for n in range(len(checks)) if n != first)):
+            test, lower, upper = checks[n]
             most, prices, added_at_most = proven[n]
             rise = added_at_most + (prices[i] * upper[i] if prices is not None else np.inf)
             if most + rise <= test.threshold:
