@@ -124,7 +124,9 @@ def modelseedpy_json(data_dir: Path, path: Path) -> None:
     bio1.add_metabolites({atp: -40.0, mrna: -0.01, adp: 40.0, biomass: 1.0})
     rna = cobra.Reaction("rxn99991_c0", name="mRNA synthesis", lower_bound=0, upper_bound=1000)
     rna.add_metabolites({atp: -1.0, mrna: 1.0, adp: 1.0})
-    rna.notes = {"gemflux_atp_filtered": "<", "gemflux_evidence": json.dumps({"roles": ["a & b"], "x": "5'-P"})}
+    rna.notes = {"gemflux_atp_filtered": "<", "gemflux_evidence": json.dumps({"roles": ["a & b"], "x": "5'-P"}),
+                 # text that reads like an annotation
+                 "comment": '<rdf:li rdf:resource="https://identifiers.org/chebi/CHEBI:17234"/>'}
     model.add_reactions([bio1, rna])
     model.add_boundary(biomass, type="sink", reaction_id="SK_cpd11416_c0", lb=0, ub=1000)
     model.objective = "bio1"
@@ -158,6 +160,8 @@ def test_imported_modelseedpy_json_with_null_formulas(data_dir: Path, biochem: B
     assert back.reactions.ATPM_c0.annotation["sbo"] == "SBO:0000630"
     text = (tmp_path / "kbase.xml").read_text()
     assert "https://identifiers.org/seed.compound:cpd00027" in text and "https://identifiers.org/CHEBI:" in text
+    # annotations are compacted, a note that reads like one is the user's text and is kept as written
+    assert "https://identifiers.org/seed.compound/" not in text and "identifiers.org/chebi/CHEBI:17234" in text
 
     # COBRApy JSON round-trips exactly, with the same annotations as the SBML
     annotations = model_annotations(model, biochem)

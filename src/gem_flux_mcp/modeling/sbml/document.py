@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 COBRA_SBML_LOGGER = "cobra.io.sbml"
 _LEGACY_URI = re.compile(r"^https?://identifiers\.org/([^/:]+)/(.+)$")
-_RESOURCE = re.compile(r'rdf:resource="(https?://identifiers\.org/[^"]*)"')
+_RESOURCE = re.compile(r'<rdf:li rdf:resource="(https?://identifiers\.org/[^"]*)"')
 _QUOTE = {'"': "&quot;"}  # escaped in an attribute value besides & < >
 
 
@@ -73,13 +73,14 @@ def compact_uri(uri: str) -> str:
 
 def _compact_resource(match: re.Match[str]) -> str:
     uri = compact_uri(html.unescape(match.group(1)))
-    return f'rdf:resource="{escape(uri, _QUOTE)}"'
+    return f'<rdf:li rdf:resource="{escape(uri, _QUOTE)}"'
 
 
 def compact_resources(sbml: str) -> str:
     """The SBML text with every annotation's identifiers.org URI in compact form. COBRApy writes
-    each CV term's resource as one `rdf:resource` attribute of an `rdf:li`, and nothing else in
-    the file has that attribute; the text is rewritten in one pass, with no XML parse."""
+    each CV term's resource as `<rdf:li rdf:resource="..."/>`; text that merely reads like that
+    (a note) has its `<` escaped in the file, so only annotations match. The text is rewritten in
+    one pass, with no XML parse."""
     return _RESOURCE.sub(_compact_resource, sbml)
 
 
