@@ -6,7 +6,8 @@ Modules:
   computed for a model from a `CrossReferenceSource` (the biochemistry index);
 - `sanitize`: the export copy, with what SBML cannot hold made valid (ids, formulas, notes);
 - `notes`: XML escaping of notes on the way out, and its undoing on the way in;
-- `document`: writing through COBRApy and libsbml, reading back through COBRApy;
+- `document`: writing through COBRApy (identifiers.org URIs compacted in its text), reading back
+  through COBRApy;
 - `content`: a model's content in comparable form, and the differences between two;
 - `validate`: the checks run on every written file, and the error when they fail.
 
