@@ -75,6 +75,36 @@ def test_kept_hits_equal_one_search_of_everything(data_dir: Path, tmp_path: Path
 
 
 @pytest.mark.slow
+def test_a_near_best_search_keeps_what_the_full_search_finds(data_dir: Path, tmp_path: Path) -> None:
+    """The build's search (two MMseqs2 passes: every candidate scored, the near-best aligned in
+    full) keeps exactly the hits a full search finds near each query's best: same targets,
+    identities, E-values and bits, in the same order; the targets set apart keep their own best."""
+    proteins = read_proteins_file(data_dir / "genomes" / "ecoli_k12_mg1655.faa", "proteins").proteins[:120]
+    others = read_proteins_file(data_dir / "genomes" / "bsubtilis_168.faa", "proteins").proteins[:1500]
+    reference = tmp_path / "reference.faa"
+    reference.write_text("".join(f">ref.{p.id}\n{p.sequence[:30]}{p.sequence[31:]}\n" for p in proteins[::2])
+                         + "".join(f">bsu.{p.id}\n{p.sequence}\n" for p in others))
+    queries = {p.id: p.sequence for p in proteins} | {"no_homolog": "MKVLAAGIVGLLLAPQQQ"}
+    mmseqs = align.choose_aligner("mmseqs")
+    index_dir = tmp_path / "index"
+    everything = align._align(queries, reference, mmseqs, 2, index_dir)
+    apart = align.NearBest(0.9, frozenset(f"bsu.{p.id}" for p in others))
+    kept = align._align(queries, reference, mmseqs, 2, index_dir, apart)
+    assert by_query(kept, queries) == by_query(apart.keeps(everything), queries)
+    # the selection keeps fewer hits than there are, and apart targets have a best of their own
+    together = align.NearBest(0.9).keeps(everything)
+    assert len(together) < len(kept) < len(everything)
+    best = {q: max(h.bits for h in everything if h.query == q) for q in {h.query for h in everything}}
+    assert any(h.target.startswith("bsu.") and h.bits < 0.9 * best[h.query] for h in kept)
+    assert not by_query(kept, queries)["no_homolog"]
+    # through search(): the same answer, kept per sequence apart from the full search's
+    align._recent.clear()
+    assert by_query(align.search(queries, reference, mmseqs, 2, index_dir=index_dir, near_best=apart), queries) == \
+        by_query(kept, queries)
+    assert len(list(index_dir.glob("hits-*.sqlite"))) == 1
+
+
+@pytest.mark.slow
 def test_a_changed_reference_is_searched_again(data_dir: Path, tmp_path: Path) -> None:
     queries, reference = small_reference(data_dir, tmp_path)
     mmseqs = align.choose_aligner("mmseqs")

