@@ -10,6 +10,7 @@ Three combinable sources, each reported per reaction:
 
 from __future__ import annotations
 
+import ast
 import re
 import time
 from collections import defaultdict
@@ -166,6 +167,23 @@ def gpr_string(complexes: Iterable[frozenset[frozenset[str]]]) -> str:
     return " or ".join(alternatives)
 
 
+def ordered_rule(gpr: Any) -> str:
+    """A COBRApy gene rule (`GPR`) as text with the terms of each and/or in sorted order, its
+    structure kept: the same rule reads the same in every run (ModelSEEDpy writes the rules it
+    builds from sets, so their order follows Python's per-process string hashing)."""
+
+    def render(node: Any, top: bool) -> str:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.BoolOp):
+            joiner = " and " if isinstance(node.op, ast.And) else " or "
+            text = joiner.join(sorted(render(value, False) for value in node.values))
+            return text if top else f"({text})"
+        return ast.unparse(node)
+
+    return "" if gpr is None or gpr.body is None else render(gpr.body, True)
+
+
 @dataclass
 class HomologyResult:
     reactions: dict[str, HomologyEvidence]  # template reaction id (e.g. rxn00148_c) → evidence
@@ -280,7 +298,8 @@ def homology_reactions(
             # near-best hits on it, so one enzyme is not split into "a or (b and c)"
             genes_of = both if only_near else {s: assigned.get(s) or near.get(s, set()) for s in rule.subunits}
             covered = frozenset(frozenset(genes_of[s]) for s in rule.subunits if genes_of.get(s))
-            hits_here = [hit_on[(gene, s)] for s in rule.subunits for gene in genes_of.get(s, ())]
+            # genes in order, so of equally good hits the same one is named in every run
+            hits_here = [hit_on[(gene, s)] for s in rule.subunits for gene in sorted(genes_of.get(s, ()))]
             targets = ([reactions.setdefault(tid, HomologyEvidence()) for tid in template_ids] if template_ids
                        else [unmatched.setdefault(rule.reaction, HomologyEvidence())])
             for evidence in targets:

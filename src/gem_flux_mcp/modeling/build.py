@@ -30,6 +30,7 @@ from .annotate import (
     RoleMatcher,
     gpr_string,
     homology_reactions,
+    ordered_rule,
     roles_from_functions,
 )
 from .bigg_match import Aliases, StoichiometricAliases, bound_carrier_pairs, inside_id
@@ -174,6 +175,7 @@ def build_draft(
                     for item in role_sources.get((gene, role_id), []):
                         sources.setdefault(rid, set()).add(item["source"])
                         roles.append({"gene": gene, **item})
+        roles.sort(key=lambda item: (item["gene"], item["role"], item["source"]))  # the same ten in every run
         evidence[rid] = {"roles": roles[:10], "num_role_assignments": len(roles)}
 
     if homology is not None:
@@ -233,6 +235,11 @@ def build_draft(
             if found:
                 sources[reaction.id] = found
                 evidence[reaction.id] = {"genes_from_roles": sorted(g.id for g in reaction.genes)[:10]}
+    for reaction in model.reactions:  # the rules ModelSEEDpy wrote (the others are gpr_string's, in order)
+        if reaction.genes and reaction.id not in enzymes:
+            ordered = ordered_rule(reaction.gpr)
+            if ordered != reaction.gene_reaction_rule:
+                reaction.gene_reaction_rule = ordered
     _annotate_reactions(model, sources, evidence)
     lap("assemble")
 
