@@ -41,9 +41,9 @@ from .biomass_needs import (
     straight_chain_lipids,
 )
 from .completeness import bundled_markers, completeness_summary, estimate_completeness
-from .database_transport import add_database_transporters, database_index
+from .database_transport import add_database_transporters, database_index, moving_alone
 from .decarboxylation import orient_decarboxylations
-from .diffusion import add_diffusion
+from .diffusion import NEUTRAL, add_diffusion
 from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport, orient_nucleotide_making_kinases
 from .hydrolysis import orient_hydrolyses
 from .inputs import Protein, product_from_description
@@ -212,7 +212,8 @@ def build_draft(
     for rid, source_id in donors.items():
         sources[rid] = set(sources.get(source_id, {SOURCE_HOMOLOGY}))
         evidence[rid] = {"donor_variant_of": source_id}
-    diffusing = add_diffusion(model, template)  # no gene: recorded as template reactions
+    # no gene: recorded as spontaneous reactions (the template's, else the database's)
+    diffusing = add_diffusion(model, template, moving_alone(model, NEUTRAL, database_index(aliases), aliases))
     from modelseedpy.core.msbuilder import MSBuilder
 
     MSBuilder.add_exchanges_to_model(model)  # for extracellular metabolites the homology step added

@@ -146,8 +146,6 @@ def add_database_transporters(model: cobra.Model, unmatched: Mapping[str, Homolo
     template reaction has (`in_modelseed`: those BiGG reactions in ModelSEED compounds), under the
     rules of the module docstring (`with_genes`: reactions with genes not yet in their rule).
     Returns {added reaction id: the evidence behind it}."""
-    import cobra as cb
-
     chosen: dict[str, tuple[DatabaseTransport, HomologyEvidence]] = {}
     covered: set[str] = set()  # compounds a chosen transporter moves
     for bigg in sorted(unmatched):
@@ -173,12 +171,24 @@ def add_database_transporters(model: cobra.Model, unmatched: Mapping[str, Homolo
                     chosen[rid] = (transport, dataclasses.replace(evidence, complexes=set(evidence.complexes),
                                                                   bigg_reactions=set(evidence.bigg_reactions)))
                 break
-    records = database.compounds_by_ids({c for t, _ in chosen.values() for c, _ in t.stoichiometry})
-    new = []
-    for rid, (transport, _) in sorted(chosen.items()):
-        if rid in model.reactions:
-            continue
-        reaction = cb.Reaction(rid, name=transport.name or transport.reaction_id)
+    made = to_reactions(model, [transport for transport, _ in chosen.values()], database)
+    new = [reaction for rid, reaction in sorted(made.items()) if rid not in model.reactions]
+    model.add_reactions(new)
+    return {r.id: chosen[r.id][1] for r in new}
+
+
+def to_reactions(model: cobra.Model, transports: Iterable[DatabaseTransport],
+                 database: TransportSource) -> dict[str, cobra.Reaction]:
+    """{id: COBRApy reaction} of database transports, in the cytosol (`rxn18574_c0`), with the
+    model's metabolites where it has them and the database's names, formulas and charges for the
+    others; the database's direction; not added to the model."""
+    import cobra as cb
+
+    transports = list(transports)
+    records = database.compounds_by_ids({c for t in transports for c, _ in t.stoichiometry})
+    made = {}
+    for transport in transports:
+        reaction = cb.Reaction(f"{transport.reaction_id}_c0", name=transport.name or transport.reaction_id)
         metabolites = {}
         for (compound, where), value in transport.stoichiometry.items():
             mid = f"{compound}_{where}0"
@@ -194,6 +204,21 @@ def add_database_transporters(model: cobra.Model, unmatched: Mapping[str, Homolo
         reaction.add_metabolites(metabolites)
         reaction.bounds = BOUNDS.get(transport.symbol, BOUNDS["="])
         reaction.annotation["sbo"] = "SBO:0000185"
-        new.append(reaction)
-    model.add_reactions(new)
-    return {r.id: chosen[r.id][1] for r in new}
+        made[reaction.id] = reaction
+    return made
+
+
+def moving_alone(model: cobra.Model, compounds: Iterable[str], index: Mapping[Key, list[DatabaseTransport]],
+                 database: TransportSource) -> dict[str, cobra.Reaction]:
+    """{compound: the database's reaction (the lowest id) that moves it alone, nothing else and no
+    proton, between the cytosol and the outside}, for those of `compounds` that have one: what
+    diffusion.py adds where the template has no such reaction. Not added to the model."""
+    found: dict[str, DatabaseTransport] = {}
+    for compound in compounds:
+        alone = {(compound, "c"), (compound, "e")}
+        matches = [t for t in index.get(stoichiometry_key({(compound, "c"): -1.0, (compound, "e"): 1.0}), [])
+                   if set(t.stoichiometry) == alone]
+        if matches:
+            found[compound] = min(matches, key=lambda t: t.reaction_id)
+    made = to_reactions(model, found.values(), database)
+    return {compound: made[f"{t.reaction_id}_c0"] for compound, t in found.items()}

@@ -1,13 +1,16 @@
 """Passive diffusion across the cytoplasmic membrane: small uncharged molecules cross a lipid
-bilayer without a transporter (urea, dihydroxyacetone, glycerol, ethanol, acetoin), so no gene
-can be its evidence and no annotation brings it. (CO2, O2, NH3 and water have their own template
-reactions already.)
+bilayer without a transporter (urea, dihydroxyacetone, glycerol, ethanol, acetoin; thymine, and
+the phenolic alcohols saligenin and hydroquinone that breaking down salicin and arbutin leaves),
+so no gene can be its evidence and no annotation brings it. (CO2, O2, NH3 and water have their
+own template reactions already.)
 
 For each such compound whose cytosolic form the draft has and that nothing in the draft moves
 across the membrane yet, the template's reaction that moves it alone, a gene-less one where the
 template has it (else a carrier's, the same chemistry), is added in both directions: diffusion
-follows the gradient. The reaction carries no gene and is recorded as a template reaction with a
-note, so the essentiality of every gene is unaffected.
+follows the gradient. Where the template has none (it moves thymine, saligenin and hydroquinone
+only with a proton, an energy-coupled carrier), the ModelSEED database's reaction that moves it
+alone is taken (`database_transport.moving_alone`). The reaction carries no gene and is recorded
+as a spontaneous reaction with a note, so the essentiality of every gene is unaffected.
 
 Weak acids are left out although their protonated forms diffuse too (acetic, propionic, butyric
 acid; written as the anion's proton symport): added to the draft, acetate's symport enters
@@ -18,13 +21,14 @@ symports, both ways, where a medium has them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import cobra
 
 NOTE = "gemflux_diffusion"
 NEUTRAL = {"cpd00073": "urea", "cpd00157": "dihydroxyacetone", "cpd00100": "glycerol", "cpd00363": "ethanol",
-           "cpd00361": "acetoin"}
+           "cpd00361": "acetoin", "cpd00151": "thymine", "cpd01553": "saligenin", "cpd00415": "hydroquinone"}
 
 
 def _moves(reaction: Any, compound: str) -> bool:
@@ -43,9 +47,12 @@ def moves_across(model: cobra.Model, compound: str, index: str = "0") -> bool:
     return any(any(m.id == outside for m in r.metabolites) for r in model.metabolites.get_by_id(inside).reactions)
 
 
-def add_diffusion(model: cobra.Model, template: Any, index: str = "0") -> list[str]:
+def add_diffusion(model: cobra.Model, template: Any, from_database: Mapping[str, cobra.Reaction] | None = None,
+                  index: str = "0") -> list[str]:
     """Add the diffusion of the permeant compounds (module docstring) that the model makes or uses
-    but cannot move across its membrane; returns the ids added."""
+    but cannot move across its membrane; `from_database`: {compound: the database's reaction that
+    moves it alone, not yet in the model}, for those the template has no such reaction for.
+    Returns the ids added."""
     added = []
     for compound in NEUTRAL:
         if f"{compound}_c{index}" not in model.metabolites or moves_across(model, compound, index):
@@ -53,11 +60,15 @@ def add_diffusion(model: cobra.Model, template: Any, index: str = "0") -> list[s
         # the gene-less one first; else a carrier's reaction, which is the same chemistry
         found = sorted((r for r in template.reactions if _moves(r, compound)),
                        key=lambda r: (bool(r.complexes), r.id))
-        if not found:
+        if found:
+            reaction = found[0].to_reaction(model, index)
+            reaction.notes[NOTE] = NEUTRAL[compound]
+        elif from_database and compound in from_database:
+            reaction = from_database[compound]
+            reaction.notes[NOTE] = f"{NEUTRAL[compound]} (the ModelSEED database's reaction: none in the template)"
+        else:
             continue
-        reaction = found[0].to_reaction(model, index)
         reaction.bounds = (-1000.0, 1000.0)
-        reaction.notes[NOTE] = NEUTRAL[compound]
         added.append(reaction)
     model.add_reactions(added)
     return [r.id for r in added]
