@@ -204,14 +204,11 @@ class HomologyResult:
 
 def best_hits(hits: Iterable[align.Hit], fraction: float = 0.999) -> dict[str, list[align.Hit]]:
     """Per query, the hits tied for the best bit score (identical proteins in several models), or
-    within `fraction` of it."""
-    by_query: dict[str, list[align.Hit]] = defaultdict(list)
-    for hit in hits:
-        by_query[hit.query].append(hit)
-    result = {}
-    for query, items in by_query.items():
-        top = max(h.bits for h in items)
-        result[query] = [h for h in items if h.bits >= top * fraction]
+    within `fraction` of it (`align.NearBest`'s selection), queries in the order of `hits`."""
+    items = list(hits)
+    result: dict[str, list[align.Hit]] = {hit.query: [] for hit in items}
+    for hit in align.NearBest(fraction).keeps(items):
+        result[hit.query].append(hit)
     return result
 
 
