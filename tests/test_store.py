@@ -592,11 +592,16 @@ def test_concurrent_inserts_of_one_id_give_one_clean_error(open_store: OpenStore
     barrier = threading.Barrier(len(stores))
     outcomes: list[str] = []
 
+    # built here, not in the threads: concurrent COBRApy rule parsing is kept apart by
+    # modeling/gene_rules.py where the server loads models, not in a test's own model building
+    model = tiny_model()
+    options: dict[str, object] = {"model_name": None, "source": "built", "template": None, "derived_from": None}
+
     def insert(store: Store, kind: str) -> None:
         barrier.wait()
         try:
             if kind == "model":
-                add_tiny(store, "same.draft")
+                store.add_model(WS, "same.draft", model, **options)  # type: ignore[arg-type]
             else:
                 store.add_media(medium(media_id="same"))
             outcomes.append("stored")
