@@ -49,6 +49,7 @@ from .hydrolysis import orient_hydrolyses
 from .inputs import Protein, product_from_description
 from .kinase_donors import add_donor_variants
 from .outside_enzymes import add_outside_phosphatases, outside_copy
+from .phosphorylation import orient_phosphorylations
 from .rast import annotate_with_rast
 from .translation import charge_protein_synthesis
 
@@ -225,6 +226,7 @@ def build_draft(
     # and no decarboxylation fixes CO2 backwards without an energy source
     decarboxylations = orient_decarboxylations(model, deltag)
     hydrolyses = orient_hydrolyses(model, deltag)  # nor joins what water split
+    phosphorylations = orient_phosphorylations(model, deltag)  # nor remakes ATP or PEP from an ester
     gene_sources: dict[str, set[str]] = {}
     for (gene, _), items in role_sources.items():
         gene_sources.setdefault(gene, set()).update(item["source"] for item in items)
@@ -258,6 +260,7 @@ def build_draft(
         "nucleotide_making_kinases_made_one_way": len(kinases),
         "decarboxylations_made_one_way": len(decarboxylations),
         "hydrolyses_made_one_way": len(hydrolyses),
+        "phosphorylations_made_one_way": len(phosphorylations),
         "branched_lipids_replaced": len(straight),
         "branched_lipids_either_chain": len(either),
         "outside_phosphatase_reactions": len(phosphatases),

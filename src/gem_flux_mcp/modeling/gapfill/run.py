@@ -43,6 +43,7 @@ from gem_flux_mcp.modeling.gapfill.network import (
 from gem_flux_mcp.modeling.gapfill.reliance import flux_through_added
 from gem_flux_mcp.modeling.gapfill.uptake import UptakeResult, complete_uptake
 from gem_flux_mcp.modeling.hydrolysis import orient_hydrolyses
+from gem_flux_mcp.modeling.phosphorylation import orient_phosphorylations
 from gem_flux_mcp.modeling.translation import trna_ligases
 
 if TYPE_CHECKING:
@@ -66,7 +67,8 @@ class GapfillRun:
     # growth_before/after above are the lowest of them
     by_medium: dict[str, tuple[float, float]] = field(default_factory=dict)
     uptake: UptakeResult | None = None
-    atp_transport_oriented: list[str] = field(default_factory=list)  # ATP-making directions closed first
+    # ATP-making directions closed first: of ATP-driven transport and reactions, kinases
+    atp_transport_oriented: list[str] = field(default_factory=list)
     decarboxylations_oriented: list[str] = field(default_factory=list)  # CO2-fixing directions closed first
     hydrolyses_oriented: list[str] = field(default_factory=list)  # bond-making directions of hydrolyses closed first
 
@@ -120,7 +122,7 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
     # an ATP-driven transporter never runs backwards to make ATP (drafts built before this rule,
     # imported models)
     oriented = (orient_atp_driven_transport(work) + orient_atp_coupled_reactions(work, facts.reversibility)
-                + orient_nucleotide_making_kinases(work))
+                + orient_nucleotide_making_kinases(work) + orient_phosphorylations(work, facts.deltag))
     decarboxylations = orient_decarboxylations(work, facts.deltag)  # and no CO2 is fixed without energy
     hydrolyses = orient_hydrolyses(work, facts.deltag)  # nor a bond made by reversing a hydrolysis
     objective = pick_objective(work)
