@@ -23,6 +23,19 @@ CASES = {
         {NADPH: -1, H: -1, MALONYL_ACP: -1, "cpd11476_c0": -1, NADP: 1, CO2: 1, ACP: 1, "cpd11478_c0": 1}, None, 1),
     # malic enzyme: malate + NADP <=> pyruvate + CO2 + NADPH (reductive carboxylation is possible)
     "oxidative decarboxylation": ({"cpd00130_c0": -1, NADP: -1, "cpd00020_c0": 1, CO2: 1, NADPH: 1}, None, None),
+    # NAD-dependent 6-phosphogluconate dehydrogenase (rxn11040), ΔG'° +2.54 kcal/mol: run backwards
+    # with NADH it is uphill in a cell (+3.55 with the millimolar and NAD+/NADH terms)
+    "reductive carboxylation NADH cannot pay": (
+        {"cpd00284_c0": -1, NAD: -1, "cpd00171_c0": 1, CO2: 1, NADH: 1}, 2.54, 1),
+    # the NADP-dependent one (rxn01115), same estimate: NADPH, kept above NADP+, may pay
+    "reductive carboxylation NADPH may pay": (
+        {"cpd00284_c0": -1, NADP: -1, "cpd00171_c0": 1, CO2: 1, NADPH: 1}, 2.54, None),
+    # NADH without an estimate: the reduction may run, as before
+    "NADH without an estimate": ({"cpd00284_c0": -1, NAD: -1, "cpd00171_c0": 1, CO2: 1, NADH: 1}, None, None),
+    # malic enzyme (NAD) with an estimate of -0.07 for the oxidation (as rxn00900's): the reduction
+    # is downhill at 1 M, yet costs 4.09 (one molecule fewer at 1 mM) + 0.07 + 2.0 (NAD+/NADH) in a cell
+    "reductive carboxylation uphill by concentrations": (
+        {"cpd00130_c0": -1, NAD: -1, "cpd00020_c0": 1, CO2: 1, NADH: 1}, -0.07, 1),
     # PEP carboxylase: PEP + HCO3- -> oxaloacetate + Pi (PEP pays)
     "carboxylase paid by PEP": ({"cpd00061_c0": -1, HCO3: -1, "cpd00032_c0": 1, PI: 1}, None, None),
     # pyruvate carboxylase: ATP-driven (energy.py's rule)

@@ -11,7 +11,15 @@ of them (acyl-carrier-protein compounds), so the rule is chemical:
 - no ATP-like nucleotide or other energy carrier (PEP, carbamoyl phosphate) in the reaction: a
   carboxylase driven by one is a different reaction (and energy.py orients ATP-driven ones);
 - no reductant made where CO2 is released: an oxidative decarboxylation (malic enzyme, isocitrate
-  dehydrogenase) can run backwards as a reductive carboxylation, paid for by NAD(P)H or ferredoxin;
+  dehydrogenase) can run backwards as a reductive carboxylation, paid for by NAD(P)H or ferredoxin.
+  Except with NADH where ModelSEED's ΔG'° says the cell's NADH cannot pay: NAD+ is kept about 30
+  times above NADH in a growing cell (E. coli, Bennett et al. 2009: +2.0 kcal/mol against the
+  reduction), and where the reductive direction's ΔG'° at millimolar concentrations, with that
+  term, is above zero, the carboxylation stays closed. NAD-dependent 6-phosphogluconate
+  dehydrogenase run backwards (+3.55 kcal/mol so; the estimate's uncertainty is 0.77) took E.
+  coli's NADH instead of alcohol dehydrogenase, fixing CO2 into 6-phosphogluconate
+  (benchmarks/HISTORY.md).
+  NADPH (kept above NADP+) and ferredoxin keep paying as before;
 - not where ModelSEED's ΔG'° estimate says fixing the CO2 is itself downhill (RuBisCO: ribulose
   1,5-bisphosphate is the energy source).
 """
@@ -36,6 +44,10 @@ ENERGY_CARRIERS = frozenset({"cpd00002", "cpd00008", "cpd00018", "cpd00038", "cp
 REDUCED_CARRIERS = frozenset({"cpd00004", "cpd00005", "cpd11620", "cpd00982", "cpd15561", "cpd15499"})
 INORGANIC = CARBON_DIOXIDE | {"cpd00001", "cpd00067", "cpd00009", "cpd00012"}  # water, H+, Pi, PPi
 UPHILL_KCAL = 2.0  # ΔG'° (kcal/mol) of releasing CO2 above which the estimate says fixing it is downhill
+NADH = "cpd00004"
+NAD_OVER_NADH_KCAL = 2.0  # RT ln 30 at 298 K: NAD+ about 30 times above NADH, against a reduction by NADH
+MILLIMOLAR_KCAL = 4.09  # RT ln 1000: each molecule fewer at 1 mM instead of 1 M costs this much
+UNINVOLVED = frozenset({"cpd00001", "cpd00067"})  # water and protons: no concentration term
 
 
 def decarboxylating_sign(stoichiometry: Mapping[str, float], deltag: float | None = None) -> int | None:
@@ -50,12 +62,14 @@ def decarboxylating_sign(stoichiometry: Mapping[str, float], deltag: float | Non
     if len(released) != 1 or ENERGY_CARRIERS & compounds.keys():
         return None
     sign = 1 if released[0] > 0 else -1
-    if any(cpd in REDUCED_CARRIERS and c * sign > 0 for cpd, c in compounds.items()):
+    reductants = {cpd for cpd, c in compounds.items() if cpd in REDUCED_CARRIERS and c * sign > 0}
+    nadh_cannot_pay = reductants == {NADH} and _nadh_cannot_pay(compounds, sign, deltag)
+    if reductants and not nadh_cannot_pay:
         return None
     organic = [c * sign for cpd, c in compounds.items() if cpd not in INORGANIC and c]
     if not any(c < 0 for c in organic) or not any(c > 0 for c in organic):
         return None
-    if deltag is not None and abs(deltag) < 1e6 and deltag * sign > UPHILL_KCAL:
+    if not nadh_cannot_pay and deltag is not None and abs(deltag) < 1e6 and deltag * sign > UPHILL_KCAL:
         return None
     return sign
 
@@ -65,3 +79,13 @@ def orient_decarboxylations(model: cobra.Model, deltag: Mapping[str, float | Non
     reaction id, rxn#####); returns the ids changed."""
     return orient_by(model, decarboxylating_sign, deltag,
                      "decarboxylation: releases CO2 only (never fixes it without energy)")
+
+
+def _nadh_cannot_pay(compounds: Mapping[str, float], sign: int, deltag: float | None) -> bool:
+    """Whether the reductive carboxylation (the direction against `sign`) paid by NADH is uphill
+    in a cell: its ΔG'° at millimolar concentrations plus the NAD+/NADH term above zero."""
+    if deltag is None or abs(deltag) >= 1e6:
+        return False
+    fewer = sum(c * sign for cpd, c in compounds.items() if cpd not in UNINVOLVED)  # molecules the reduction removes
+    reductive = -deltag * sign + MILLIMOLAR_KCAL * fewer + NAD_OVER_NADH_KCAL
+    return reductive > 0
