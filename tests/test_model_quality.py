@@ -319,6 +319,56 @@ def test_with_the_dehydrogenase_the_biomass_takes_branched_or_straight_chains(da
     assert flux_variability_analysis(model, reaction_list=fillers, fraction_of_optimum=1.0)["maximum"].max() > 0
 
 
+@pytest.mark.parametrize("template_name", ["GramNegative", "GramPositive"])
+def test_with_menA_for_heptaprenyl_the_biomass_takes_mk8_or_mk7(data_dir: Path, template_name: str) -> None:
+    """With a gene for 1,4-dihydroxy-2-naphthoate heptaprenyltransferase (B. subtilis' MenA),
+    menaquinone-8 and 2-demethylmenaquinone-8 become pools filled by them or by their MK-7 forms,
+    gram for gram: the biomass grows on MK-7 alone, as B. subtilis does; without the gene nothing
+    changes."""
+    from gem_flux_mcp.modeling.biomass_needs import BIOMASS_PART, MENAQUINONE_7, either_chain_menaquinones
+
+    template = load_template(data_dir, template_name)
+
+    def quinone_model(with_mena: bool) -> cobra.Model:
+        model = cobra.Model("quinones")
+        biomass = cobra.Reaction("bio1", upper_bound=1000.0)
+        model.add_reactions([biomass])
+        biomass.add_metabolites({c.metabolite.to_metabolite("0"): -0.001
+                                 for c in template.biomasses[0].templateBiomassComponents
+                                 if c.metabolite.id[:8] in MENAQUINONE_7})
+        for cid in (*MENAQUINONE_7, *MENAQUINONE_7.values()):  # every species can be supplied
+            metabolite = template.compcompounds.get_by_id(f"{cid}_c").to_metabolite("0")
+            model.add_metabolites([metabolite])
+            model.add_boundary(model.metabolites.get_by_id(metabolite.id), type="sink", lb=-1000.0, ub=0.0)
+        model.objective = biomass
+        if with_mena:
+            mena = cobra.Reaction("rxn05267_c0")
+            model.add_reactions([mena])
+            mena.gene_reaction_rule = "menA"
+        return model
+
+    def growth_without(closed: set[str]) -> float:
+        with model:
+            for cid in closed:
+                model.reactions.get_by_id(f"SK_{cid}_c0").lower_bound = 0.0
+            return float(model.slim_optimize(error_value=0.0))
+
+    model = quinone_model(with_mena=False)
+    assert {m.id[:8] for m in model.reactions.bio1.metabolites} == set(MENAQUINONE_7)
+    assert either_chain_menaquinones(model, template) == []
+    model = quinone_model(with_mena=True)
+    assert growth_without(set(MENAQUINONE_7)) == pytest.approx(0.0, abs=1e-9)  # MK-8 species required
+    assert set(either_chain_menaquinones(model, template)) == set(MENAQUINONE_7)
+    assert either_chain_menaquinones(model, template) == []  # once only
+    assert growth_without(set(MENAQUINONE_7)) > 1.0 and growth_without(set(MENAQUINONE_7.values())) > 1.0
+    fillers = [r for r in model.reactions if BIOMASS_PART in r.notes]
+    assert len(fillers) == 4
+    for filler in fillers:  # a pool's grams are the same whichever species fills it
+        (source, amount), = ((m, -c) for m, c in filler.metabolites.items() if c < 0)
+        (pool, _), = ((m, c) for m, c in filler.metabolites.items() if c > 0)
+        assert amount * source.formula_weight == pytest.approx(pool.formula_weight, rel=1e-9)
+
+
 def test_ecoli_is_gapfilled_without_the_methyl_branched_fatty_acid_pathway(ecoli_run: Any) -> None:
     """E. coli has no branched-chain 2-oxo acid dehydrogenase: its biomass asks for straight-chain
     lipids, so gapfilling on glucose adds none of the ~60 gene-less reactions of iso- and

@@ -44,6 +44,14 @@ compounds that cells contain but can live without, and the genes that make them 
   (the essentiality data), Listeria and S. aureus bkd mutants; asked for, the branched species
   made bkdA1, bkdA2, bkdB and lpdV false "essential" genes of B. subtilis.
 
+- **Menaquinone's chain length** (`either_chain_menaquinones`). The biomasses ask for menaquinone-8
+  and 2-demethylmenaquinone-8, E. coli's octaprenyl quinones. B. subtilis and most Firmicutes make
+  MK-7 (heptaprenyl), and the templates hold that branch too (1,4-dihydroxy-2-naphthoate
+  heptaprenyltransferase, MenA, and the MK-7 methyltransferase and respiratory reactions). Asked
+  for MK-8, gapfilling added the octaprenyl branch without genes beside B. subtilis' own, and menA
+  (essential on LB) came out dispensable. With a gene for the heptaprenyltransferase, each MK-8
+  species in the biomass becomes a pool filled with it or its MK-7 form, gram for gram, as the
+  lipid pools below.
 Compounds dropped from the biomass are still made where the genes allow; they are just not
 required for growth.
 """
@@ -76,6 +84,10 @@ STRAIGHT_CHAIN = {
     "cpd15749": "cpd15748", "cpd15750": "cpd15748", "cpd15758": "cpd15757", "cpd15759": "cpd15757",
     "cpd15767": "cpd15766", "cpd15768": "cpd15766", "cpd15776": "cpd15775", "cpd15777": "cpd15775",
 }
+# menaquinone-8 and 2-demethylmenaquinone-8 (the templates' biomass) -> their heptaprenyl (MK-7) forms
+MENAQUINONE_7 = {"cpd15500": "cpd11606", "cpd15352": "cpd11425"}
+HEPTAPRENYL_TRANSFERASE = "rxn05267"  # 1,4-dihydroxy-2-naphthoate + heptaprenyl diphosphate -> DMK-7
+QUINONES_NOTE = "gemflux_either_chain_menaquinones"  # on the biomass: the MK-8 species made pools
 LIPIDS_NOTE = "gemflux_straight_chain_lipids"
 EITHER_NOTE = "gemflux_either_chain_lipids"  # on the biomass: the branched species made pools
 BIOMASS_PART = "gemflux_biomass_part"  # on a pool's filling reaction: it only feeds the biomass
@@ -192,33 +204,65 @@ def either_chain_lipids(model: cobra.Model, template: Any, biomass_id: str = "bi
     branched lipid species or the straight-chain species of its class, gram for gram, through a
     pool only the biomass uses (module docstring). Returns the branched species made pools ([]
     without the dehydrogenase, or when done already)."""
-    from cobra import Metabolite, Reaction
-
     if biomass_id not in model.reactions:
         return []
     biomass = model.reactions.get_by_id(biomass_id)
     if EITHER_NOTE in biomass.notes or LIPIDS_NOTE in biomass.notes or not _makes_branched_chains(model, index):
         return []
+    pooled = _pool(model, biomass, _branched_species(model, template, biomass, index), "lipid_pool",
+                   ("branched", "straight"), "chains", index)
+    if pooled:
+        biomass.notes[EITHER_NOTE] = ";".join(pooled)
+    return pooled
+
+
+def either_chain_menaquinones(model: cobra.Model, template: Any, biomass_id: str = "bio1",
+                              index: str = "0") -> list[str]:
+    """With a gene for 1,4-dihydroxy-2-naphthoate heptaprenyltransferase, let the biomass take
+    menaquinone-8 and 2-demethylmenaquinone-8 or their heptaprenyl (MK-7) forms, gram for gram,
+    through a pool only the biomass uses (module docstring). Returns the species made pools ([]
+    without the gene, or when done already)."""
+    if biomass_id not in model.reactions:
+        return []
+    biomass = model.reactions.get_by_id(biomass_id)
+    heptaprenyl = f"{HEPTAPRENYL_TRANSFERASE}_c{index}"
+    if QUINONES_NOTE in biomass.notes or heptaprenyl not in model.reactions \
+            or not model.reactions.get_by_id(heptaprenyl).genes:
+        return []
+    pooled = _pool(model, biomass, _species_pairs(model, template, biomass, MENAQUINONE_7, index), "quinone_pool",
+                   ("octaprenyl", "heptaprenyl"), "menaquinone", index)
+    if pooled:
+        biomass.notes[QUINONES_NOTE] = ";".join(pooled)
+    return pooled
+
+
+def _pool(model: cobra.Model, biomass: cobra.Reaction,
+          species: list[tuple[str, cobra.Metabolite, float, cobra.Metabolite]], prefix: str,
+          kinds: tuple[str, str], what: str, index: str) -> list[str]:
+    """Replace each (compound id, metabolite, biomass coefficient, alternative) of the biomass by
+    a pool filled with the metabolite or its alternative, gram for gram, by two gene-less
+    reactions only the biomass uses; returns the compound ids pooled."""
+    from cobra import Metabolite, Reaction
+
     change: dict[cobra.Metabolite, float] = {}
     fillers = []
     pooled = []
-    for branched, metabolite, coefficient, replacement in _branched_species(model, template, biomass, index):
-        pool = Metabolite(f"lipid_pool_{branched}_c{index}", metabolite.formula,
-                          f"{metabolite.name} or {replacement.name}", metabolite.charge, f"c{index}")
-        for source, amount, kind in ((metabolite, 1.0, "branched"),
-                                     (replacement, metabolite.formula_weight / replacement.formula_weight, "straight")):
-            filler = Reaction(f"lipid_pool_{branched}_{kind}_c{index}", f"{pool.name}: the {kind}-chain species",
+    for cid, metabolite, coefficient, alternative in species:
+        pool = Metabolite(f"{prefix}_{cid}_c{index}", metabolite.formula,
+                          f"{metabolite.name} or {alternative.name}", metabolite.charge, f"c{index}")
+        for source, amount, kind in ((metabolite, 1.0, kinds[0]),
+                                     (alternative, metabolite.formula_weight / alternative.formula_weight, kinds[1])):
+            filler = Reaction(f"{prefix}_{cid}_{kind}_c{index}", f"{pool.name}: the {kind} {what}",
                               lower_bound=0.0, upper_bound=1000.0)
             filler.add_metabolites({source: -amount, pool: 1.0})
-            filler.notes[BIOMASS_PART] = f"{branched} in the biomass, as {kind} chains"
+            filler.notes[BIOMASS_PART] = f"{cid} in the biomass, as {kind} {what}"
             fillers.append(filler)
         change[metabolite] = -coefficient
         change[pool] = coefficient
-        pooled.append(branched)
+        pooled.append(cid)
     if pooled:
         model.add_reactions(fillers)
         biomass.add_metabolites(change)
-        biomass.notes[EITHER_NOTE] = ";".join(pooled)
     return pooled
 
 
@@ -226,18 +270,25 @@ def _branched_species(model: cobra.Model, template: Any, biomass: cobra.Reaction
                       ) -> list[tuple[str, cobra.Metabolite, float, cobra.Metabolite]]:
     """(branched compound id, its metabolite, its biomass coefficient, the straight-chain species
     of its class) for each branched lipid species the biomass asks for, both weights known."""
+    return _species_pairs(model, template, biomass, STRAIGHT_CHAIN, index)
+
+
+def _species_pairs(model: cobra.Model, template: Any, biomass: cobra.Reaction, alternatives: dict[str, str],
+                   index: str) -> list[tuple[str, cobra.Metabolite, float, cobra.Metabolite]]:
+    """(compound id, its metabolite, its biomass coefficient, its alternative from the template)
+    for each compound of `alternatives` the biomass asks for, both weights known."""
     found = []
-    for branched, straight in STRAIGHT_CHAIN.items():
-        mid = f"{branched}_c{index}"
+    for cid, other in alternatives.items():
+        mid = f"{cid}_c{index}"
         if mid not in model.metabolites:
             continue
         metabolite = model.metabolites.get_by_id(mid)
         coefficient = biomass.metabolites.get(metabolite, 0.0)
         if coefficient >= 0:
             continue
-        replacement = template_metabolite(model, template, straight, index)
-        if metabolite.formula_weight and replacement.formula_weight:
-            found.append((branched, metabolite, coefficient, replacement))
+        alternative = template_metabolite(model, template, other, index)
+        if metabolite.formula_weight and alternative.formula_weight:
+            found.append((cid, metabolite, coefficient, alternative))
     return found
 
 

@@ -37,6 +37,7 @@ from .bigg_match import Aliases, StoichiometricAliases, bound_carrier_pairs, ins
 from .biomass_needs import (
     drop_dispensable_cofactors,
     either_chain_lipids,
+    either_chain_menaquinones,
     require_essential_lps,
     straight_chain_lipids,
 )
@@ -198,6 +199,7 @@ def build_draft(
         model.reactions.get_by_id(rid).gene_reaction_rule = gpr_string(alternatives)
     straight = straight_chain_lipids(model, template)  # needs the genes: after the rules are set
     either = either_chain_lipids(model, template)  # with the dehydrogenase: branched or straight
+    quinones = either_chain_menaquinones(model, template)  # with MenA for heptaprenyl: MK-8 or MK-7
     # the database's facts on every template reaction (the outside copies below are template
     # reactions too), read once for the phosphatases and the direction rules
     details = aliases.reaction_details({r.id.split("_")[0] for r in template.reactions}
@@ -263,6 +265,7 @@ def build_draft(
         "phosphorylations_made_one_way": len(phosphorylations),
         "branched_lipids_replaced": len(straight),
         "branched_lipids_either_chain": len(either),
+        "menaquinones_either_chain": len(quinones),
         "outside_phosphatase_reactions": len(phosphatases),
         "kinase_donor_variants_added": len(donors),
         "diffusion_reactions": len(diffusing),
