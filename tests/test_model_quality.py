@@ -4,6 +4,7 @@ minimal medium and one with two isozymes is not."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -260,6 +261,27 @@ def test_branched_lipids_give_way_to_straight_chains_without_the_dehydrogenase(d
     assert straight_chain_lipids(model, template) == [] and dict(biomass.metabolites) == before
 
 
+def biomass_only(template: Any, wanted: Callable[[Any], bool]) -> cobra.Model:
+    """A model of one reaction, bio1, asking for 0.001 of each template biomass component `wanted`
+    takes (its objective)."""
+    model = cobra.Model("biomass")
+    biomass = cobra.Reaction("bio1", upper_bound=1000.0)
+    model.add_reactions([biomass])
+    biomass.add_metabolites({c.metabolite.to_metabolite("0"): -0.001
+                             for c in template.biomasses[0].templateBiomassComponents if wanted(c)})
+    model.objective = biomass
+    return model
+
+
+def assert_pools_keep_grams(fillers: list[cobra.Reaction]) -> None:
+    """A pool's grams are the same whichever species fills it, and only the biomass takes it."""
+    for filler in fillers:
+        (source, amount), = ((m, -c) for m, c in filler.metabolites.items() if c < 0)
+        (pool, _), = ((m, c) for m, c in filler.metabolites.items() if c > 0)
+        assert amount * source.formula_weight == pytest.approx(pool.formula_weight, rel=1e-9)
+        assert [r.id for r in pool.reactions if r.id not in (f.id for f in fillers)] == ["bio1"]
+
+
 @pytest.mark.parametrize("template_name", ["GramNegative", "GramPositive"])
 def test_with_the_dehydrogenase_the_biomass_takes_branched_or_straight_chains(data_dir: Path,
                                                                               template_name: str) -> None:
@@ -276,15 +298,10 @@ def test_with_the_dehydrogenase_the_biomass_takes_branched_or_straight_chains(da
     species = {*STRAIGHT_CHAIN, *STRAIGHT_CHAIN.values()}
 
     def lipid_model(with_dehydrogenase: bool) -> cobra.Model:
-        model = cobra.Model("lipids")
-        biomass = cobra.Reaction("bio1", upper_bound=1000.0)
-        model.add_reactions([biomass])
-        biomass.add_metabolites({c.metabolite.to_metabolite("0"): -0.001
-                                 for c in template.biomasses[0].templateBiomassComponents
-                                 if c.comp_class in ("lipid", "cellwall") and c.metabolite.id[:8] in species})
-        for metabolite in list(biomass.metabolites):  # every species can be supplied
+        model = biomass_only(template, lambda c: c.comp_class in ("lipid", "cellwall")
+                             and c.metabolite.id[:8] in species)
+        for metabolite in list(model.reactions.bio1.metabolites):  # every species can be supplied
             model.add_boundary(metabolite, type="sink", lb=-1000.0, ub=0.0)
-        model.objective = biomass
         if with_dehydrogenase:
             dehydrogenase = cobra.Reaction("rxn01207_c0")
             model.add_reactions([dehydrogenase])
@@ -311,11 +328,7 @@ def test_with_the_dehydrogenase_the_biomass_takes_branched_or_straight_chains(da
     fillers = [r for r in model.reactions if BIOMASS_PART in r.notes]
     assert len(fillers) == 2 * len(branched) and all(is_biomass_like(r) for r in fillers)
     assert not set(imbalanced_reactions(model).imbalanced) & {r.id for r in fillers}
-    for filler in fillers:  # a pool's grams are the same whichever species fills it
-        (source, amount), = ((m, -c) for m, c in filler.metabolites.items() if c < 0)
-        (pool, _), = ((m, c) for m, c in filler.metabolites.items() if c > 0)
-        assert amount * source.formula_weight == pytest.approx(pool.formula_weight, rel=1e-9)
-        assert [r.id for r in pool.reactions if r.id not in (f.id for f in fillers)] == ["bio1"]
+    assert_pools_keep_grams(fillers)
     assert flux_variability_analysis(model, reaction_list=fillers, fraction_of_optimum=1.0)["maximum"].max() > 0
 
 
@@ -330,17 +343,11 @@ def test_with_menA_for_heptaprenyl_the_biomass_takes_mk8_or_mk7(data_dir: Path, 
     template = load_template(data_dir, template_name)
 
     def quinone_model(with_mena: bool) -> cobra.Model:
-        model = cobra.Model("quinones")
-        biomass = cobra.Reaction("bio1", upper_bound=1000.0)
-        model.add_reactions([biomass])
-        biomass.add_metabolites({c.metabolite.to_metabolite("0"): -0.001
-                                 for c in template.biomasses[0].templateBiomassComponents
-                                 if c.metabolite.id[:8] in MENAQUINONE_7})
+        model = biomass_only(template, lambda c: c.metabolite.id[:8] in MENAQUINONE_7)
         for cid in (*MENAQUINONE_7, *MENAQUINONE_7.values()):  # every species can be supplied
             metabolite = template.compcompounds.get_by_id(f"{cid}_c").to_metabolite("0")
             model.add_metabolites([metabolite])
             model.add_boundary(model.metabolites.get_by_id(metabolite.id), type="sink", lb=-1000.0, ub=0.0)
-        model.objective = biomass
         if with_mena:
             mena = cobra.Reaction("rxn05267_c0")
             model.add_reactions([mena])
@@ -363,10 +370,7 @@ def test_with_menA_for_heptaprenyl_the_biomass_takes_mk8_or_mk7(data_dir: Path, 
     assert growth_without(set(MENAQUINONE_7)) > 1.0 and growth_without(set(MENAQUINONE_7.values())) > 1.0
     fillers = [r for r in model.reactions if BIOMASS_PART in r.notes]
     assert len(fillers) == 4
-    for filler in fillers:  # a pool's grams are the same whichever species fills it
-        (source, amount), = ((m, -c) for m, c in filler.metabolites.items() if c < 0)
-        (pool, _), = ((m, c) for m, c in filler.metabolites.items() if c > 0)
-        assert amount * source.formula_weight == pytest.approx(pool.formula_weight, rel=1e-9)
+    assert_pools_keep_grams(fillers)
 
 
 def test_ecoli_is_gapfilled_without_the_methyl_branched_fatty_acid_pathway(ecoli_run: Any) -> None:
