@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .energy import one_compartment_compounds, orient_by
+from .hydrolysis import MILLIMOLAR_KCAL  # RT ln 1000: each molecule fewer at 1 mM instead of 1 M
 
 if TYPE_CHECKING:
     import cobra
@@ -46,7 +47,6 @@ INORGANIC = CARBON_DIOXIDE | {"cpd00001", "cpd00067", "cpd00009", "cpd00012"}  #
 UPHILL_KCAL = 2.0  # ΔG'° (kcal/mol) of releasing CO2 above which the estimate says fixing it is downhill
 NADH = "cpd00004"
 NAD_OVER_NADH_KCAL = 2.0  # RT ln 30 at 298 K: NAD+ about 30 times above NADH, against a reduction by NADH
-MILLIMOLAR_KCAL = 4.09  # RT ln 1000: each molecule fewer at 1 mM instead of 1 M costs this much
 UNINVOLVED = frozenset({"cpd00001", "cpd00067"})  # water and protons: no concentration term
 
 
