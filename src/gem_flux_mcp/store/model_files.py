@@ -63,6 +63,9 @@ def unpack_model_data(packed: bytes, row: ModelRow, file_name: str) -> bytes:
 
 def parse_model_file(data: bytes, row: ModelRow, file_name: str) -> cobra.Model:
     """A COBRApy model from verified JSON bytes."""
+    from gem_flux_mcp.modeling.gene_rules import parse_one_thread_at_a_time
+
+    parse_one_thread_at_a_time()  # stored models are checked out in the server's threads
     try:
         from cobra.io import from_json
 
