@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .energy import one_compartment_compounds, orient_by
-from .hydrolysis import MILLIMOLAR_KCAL  # RT ln 1000: each molecule fewer at 1 mM instead of 1 M
+from .hydrolysis import MILLIMOLAR_KCAL, PROTON, WATER  # MILLIMOLAR_KCAL: RT ln 1000, per molecule at 1 mM
 
 if TYPE_CHECKING:
     import cobra
@@ -47,7 +47,7 @@ INORGANIC = CARBON_DIOXIDE | {"cpd00001", "cpd00067", "cpd00009", "cpd00012"}  #
 UPHILL_KCAL = 2.0  # ΔG'° (kcal/mol) of releasing CO2 above which the estimate says fixing it is downhill
 NADH = "cpd00004"
 NAD_OVER_NADH_KCAL = 2.0  # RT ln 30 at 298 K: NAD+ about 30 times above NADH, against a reduction by NADH
-UNINVOLVED = frozenset({"cpd00001", "cpd00067"})  # water and protons: no concentration term
+UNINVOLVED = frozenset({WATER, PROTON})  # no concentration term
 
 
 def decarboxylating_sign(stoichiometry: Mapping[str, float], deltag: float | None = None) -> int | None:

@@ -28,11 +28,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .energy import NUCLEOTIDE_PAIRS, PEP, PYRUVATE, one_compartment_compounds, orient_by
+from .hydrolysis import PROTON
 
 if TYPE_CHECKING:
     import cobra
 
-PROTON = "cpd00067"
 # donor -> what is left of it: the triphosphates energy.py knows (ATP, GTP, CTP, UTP, ITP, dATP,
 # dGTP, dCTP) and PEP. Not dTTP or dUTP: closing dTTP:uridine kinase's reverse made B. subtilis'
 # ndk a false "essential" gene (its other NDP-phosphorylating routes are not in the model)
