@@ -15,14 +15,20 @@ from cobra.core.gene import GPR
 from gem_flux_mcp.modeling import gene_rules, model_io
 
 
-def test_a_rule_parse_waits_while_another_thread_parses(tmp_path: Path) -> None:
+def model_file(folder: Path, rule: str) -> Path:
+    """A one-reaction COBRApy JSON model whose reaction has `rule`."""
     model = cobra.Model("m")
     reaction = cobra.Reaction("R1")
     reaction.add_metabolites({cobra.Metabolite("a_c", compartment="c"): -1})
-    reaction.gene_reaction_rule = "g1 or (g2 and g3)"
+    reaction.gene_reaction_rule = rule
     model.add_reactions([reaction])
-    path = tmp_path / "m.json"
+    path = folder / "m.json"
     cobra.io.save_json_model(model, str(path))
+    return path
+
+
+def test_a_rule_parse_waits_while_another_thread_parses(tmp_path: Path) -> None:
+    path = model_file(tmp_path, "g1 or (g2 and g3)")
     model_io.read_model(path, "json")  # what the server does before any parse in its threads
 
     parsed: list[str] = []
@@ -39,13 +45,7 @@ def test_a_rule_parse_waits_while_another_thread_parses(tmp_path: Path) -> None:
 def test_both_ways_a_model_is_loaded_install_the_lock(tmp_path: Path) -> None:
     """Each in a fresh process, where nothing else has installed it: a model file read, and a
     stored model's JSON parsed (what a checkout does)."""
-    model = cobra.Model("m")
-    reaction = cobra.Reaction("R1")
-    reaction.add_metabolites({cobra.Metabolite("a_c", compartment="c"): -1})
-    reaction.gene_reaction_rule = "g1 or g2"
-    model.add_reactions([reaction])
-    path = tmp_path / "m.json"
-    cobra.io.save_json_model(model, str(path))
+    path = model_file(tmp_path, "g1 or g2")
     check = "import cobra.core.gene as g; assert getattr(g.ast_parse, '_gemflux_one_thread_at_a_time', False)"
     loads = {
         "file": f"from pathlib import Path; from gem_flux_mcp.modeling.model_io import read_model; "
