@@ -201,3 +201,27 @@ def test_external_ids_that_differ_only_in_case_each_get_an_answer(biochem: Bioch
         assert set(found) == set(order)
         for value in order:
             assert found[value] in carriers.get(value, folded[value.lower()])
+
+
+def test_reaction_details_are_read_once_and_given_as_copies(biochem: BiochemIndex,
+                                                            reaction_rows: list[dict[str, str]]) -> None:
+    """A build and its gapfill ask for every template reaction's details: each record is read from
+    the index once per process, and what a caller changes in an answer does not reach the next."""
+    index = BiochemIndex(biochem.path)
+    queries: list[str] = []
+    index._connect().set_trace_callback(queries.append)
+    ids = ["rxn00001", "rxn00002", "rxn00148"]
+    first = index.reaction_details(ids)
+    assert len([q for q in queries if "FROM reactions" in q]) == 1
+    queries.clear()
+    first["rxn00148"]["ec_numbers"].append("9.9.9.9")
+    first["rxn00148"]["linked"].clear()
+    again = index.reaction_details(["rxn00148", "rxn00001", "rxn99999"])
+    asked = [q for q in queries if "FROM reactions" in q]
+    assert len(asked) == 1 and "rxn99999" in asked[0]  # only the id not read before is asked for
+    assert "rxn00148" not in asked[0] and "rxn00001" not in asked[0]
+    assert set(again) == {"rxn00148", "rxn00001"}
+    fresh = BiochemIndex(biochem.path).reaction_details(["rxn00148"])["rxn00148"]
+    assert again["rxn00148"] == fresh and "9.9.9.9" not in fresh["ec_numbers"]
+    row = next(r for r in reaction_rows if r["id"] == "rxn00148")
+    assert fresh["name"] == row["name"] and fresh["reversibility"] == row["reversibility"]

@@ -280,6 +280,22 @@ def test_bigg_reactions_without_alias_are_matched_by_stoichiometry(data_dir: Pat
     assert (tmp_path / "reference").is_dir()  # parsed once, then read from the cache folder
 
 
+def test_what_the_reference_implies_is_found_once_per_process() -> None:
+    """The FAD pairs of the whole reference (~0.4 s) are found once for the objects a process
+    keeps loaded, and again for other objects, even equal ones (they may change)."""
+    from gem_flux_mcp.data.reference import GeneRule
+    from gem_flux_mcp.modeling.bigg_match import bound_carrier_pairs
+
+    stoichiometry = {"MAKE": {"fadh2_c": 1.0}, "USE": {"fadh2_c": -1.0, "q8_c": -1.0}}
+    rules = {"m.a": [GeneRule("m", "MAKE", ("m.a",)), GeneRule("m", "USE", ("m.a",))]}
+    found = bound_carrier_pairs(stoichiometry, rules)
+    assert found == {"USE": {"MAKE"}}
+    assert bound_carrier_pairs(stoichiometry, rules) is found
+    other = {**stoichiometry, "USE": {"fadh2_c": 1.0}}  # now both make it: no pair
+    assert bound_carrier_pairs(other, rules) == {}
+    assert bound_carrier_pairs(dict(stoichiometry), rules) == found
+
+
 def _template_chemistry(reaction: object) -> dict[tuple[str, str], float]:
     """A template reaction as {(compound, compartment letter): coefficient}, protons left out."""
     return {(m.id.rsplit("_", 1)[0], m.id.rsplit("_", 1)[1][0]): float(c)

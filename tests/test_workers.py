@@ -4,6 +4,7 @@ cancel or a crash (kill -9 of the server during an alignment)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import signal
@@ -17,9 +18,10 @@ import pytest
 
 from conftest import GEM_FLUX
 from gem_flux_mcp.config import Settings
-from gem_flux_mcp.server.worker import JobRunner
+from gem_flux_mcp.server.worker import WORKER_GC_THRESHOLD, JobRunner
 from mcp_client import call, stdio_client
 from test_build_model_mcp import processes_with, write_subset
+from worker_jobs import ReportWorkerState
 
 pytestmark = pytest.mark.anyio
 
@@ -71,6 +73,28 @@ async def test_a_cancelled_waiting_job_leaves_the_queue(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+async def test_a_worker_warms_up_and_leaves_what_it_loaded_out_of_the_gc(data_dir: Path, cache_dir: Path,
+                                                                          tmp_path: Path) -> None:
+    """Under a job memory limit a worker always warms up before its first job (a spare does too):
+    the default and ATP-test templates, the homology reference's rules and the directions a
+    gapfill may offer each template reaction are loaded, then frozen out of the cyclic GC's
+    collections, which also come less often than Python's default."""
+    settings = dataclasses.replace(Settings.resolve(data_dir, tmp_path / "state", cache_dir), job_memory_mb=8000)
+    runner = JobRunner(settings, max_workers=1)
+
+    async def progress(stage: str, fraction: float, message: str) -> None:
+        pass
+
+    try:
+        state = await runner.run(ReportWorkerState(), progress)
+    finally:
+        runner.shutdown()
+    assert state["gc_threshold"] == WORKER_GC_THRESHOLD
+    assert state["templates_loaded"] == 2 and state["reference_rules_loaded"] == 1
+    assert state["directions_known"] > 5000
+    assert state["frozen_objects"] > 300_000  # the containers the GC tracks: ~540k after the warm-up
+
+
 async def test_two_builds_run_in_parallel_with_two_workers(server_env: dict[str, str], data_dir: Path,
                                                            tmp_path: Path) -> None:
     fasta = write_subset(data_dir, tmp_path / "ecoli200.faa", 200)

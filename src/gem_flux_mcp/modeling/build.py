@@ -291,6 +291,19 @@ def build_draft(
     return BuildResult(model=model, annotation=annotation, timings=timings)
 
 
+def load_shared_inputs(data_dir: Path, cache_dir: Path, template_name: str, aliases: Aliases) -> None:
+    """Read what every build with `template_name` against the whole reference reads and the
+    process keeps (the template; the reference's gene rules and reaction stoichiometry and what
+    is derived from them; the database's transporters and reaction facts), so that a worker has
+    it before its first job (services/job_base.warm_up): ~2.5 s of an E. coli build otherwise."""
+    template = load_template(data_dir, template_name)
+    reference = Reference.installed()
+    stoichiometry = reference.reaction_stoichiometry(cache_dir)
+    StoichiometricAliases(aliases, stoichiometry, template, bound_carrier_pairs(stoichiometry, reference.rules()))
+    database_index(aliases)
+    aliases.reaction_details({r.id.split("_")[0] for r in template.reactions})
+
+
 def _role_evidence(source: str, functions: list[str], match: RoleMatch) -> dict[str, Any]:
     item: dict[str, Any] = {"source": source, "role": match.role_name, "function": functions[0]}
     if match.method == "ec":

@@ -15,6 +15,7 @@ a memory limit (GEMFLUX_JOB_MEMORY_MB, job_memory.py): one over it ends JOB_OUT_
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import logging
 import multiprocessing
@@ -50,6 +51,7 @@ PARENT_WATCH_S = 0.2  # how soon a worker notices its server is gone
 # takes the CPU the server leaves idle, and look-ups do not queue behind it on a busy machine
 # (benchmarks/load.py: 1-client look-up p50 4.4x -> 2.0x bare FastMCP's with a gapfill running).
 WORKER_NICENESS = 10
+WORKER_GC_THRESHOLD = 10_000  # allocations between young collections in a worker (Python's default: 700)
 
 ProgressCallback = Callable[[str, float, str], Awaitable[None]]
 
@@ -410,6 +412,11 @@ def worker_main(conn: Connection, settings: Settings, parent_pid: int) -> None:
             warm_up(settings)  # a job sent meanwhile waits in the pipe
         except Exception:  # a job that needs what failed here reports it properly
             logging.getLogger(__name__).warning("worker warm-up failed", exc_info=True)
+        _set_aside_what_lives_on()
+    # a job makes millions of objects, most of which live until it ends: collections come 14x
+    # less often than by default (with what lives on set aside: ~1.5-2 s of an E. coli build +
+    # gapfill, benchmarks/HISTORY.md, session 14)
+    gc.set_threshold(WORKER_GC_THRESHOLD, 10, 10)
 
     while True:
         try:
@@ -429,8 +436,21 @@ def worker_main(conn: Connection, settings: Settings, parent_pid: int) -> None:
             conn.send(("error", _error_payload(exc, job.kind, settings.job_memory_mb)))
         else:
             conn.send(("done", result))
+            del result
         finally:
             tempfile.tempdir = None
+        _set_aside_what_lives_on()  # the answer is sent: off the caller's clock
+
+
+def _set_aside_what_lives_on() -> None:
+    """Collect the garbage (a job's COBRApy models are full of reference cycles), then leave all
+    that is still alive out of later collections (gc.freeze): what a worker holds between jobs
+    (imports, templates, the homology reference, models it keeps) lives on, and the full
+    collections a job's allocations trigger would otherwise traverse those millions of objects
+    again and again. Unfrozen first, so what was let go since (an evicted model) is collected."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
 
 
 def _timeout_code(kind: str) -> ErrorCode:

@@ -69,11 +69,14 @@ class StoredModelOnMedium:
 
 
 def warm_up(settings: Settings) -> None:
-    """What every job needs, loaded when a worker starts: ModelSEEDpy, the default template, the
-    biochemistry index."""
-    from gem_flux_mcp.data.templates import BUILD_TEMPLATES, load_template, template_path
+    """What jobs need, loaded when a worker starts: ModelSEEDpy, the biochemistry index, and for
+    the default template what a build and a gapfill read and compute first (the homology
+    reference's rules, the ATP-test template, reaction facts and directions)."""
+    from gem_flux_mcp.data.templates import BUILD_TEMPLATES, template_path
+    from gem_flux_mcp.modeling import build, gapfill
 
+    biochem = worker_biochem(settings)
     default = BUILD_TEMPLATES[0]
     if template_path(settings.data_dir, default).is_file():
-        load_template(settings.data_dir, default)
-    worker_biochem(settings)
+        build.load_shared_inputs(settings.data_dir, settings.cache_dir, default, biochem)
+        gapfill.load_shared_inputs(settings.data_dir, biochem, default)

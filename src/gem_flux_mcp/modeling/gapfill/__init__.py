@@ -44,7 +44,14 @@ from gem_flux_mcp.modeling.gapfill.network import (
     load_atp_media,
     named_media,
 )
-from gem_flux_mcp.modeling.gapfill.run import GapfillRun, gapfill, gapfill_from_data, pick_objective, reaction_facts
+from gem_flux_mcp.modeling.gapfill.run import (
+    GapfillRun,
+    gapfill,
+    gapfill_from_data,
+    load_shared_inputs,
+    pick_objective,
+    reaction_facts,
+)
 from gem_flux_mcp.modeling.gapfill.uptake import UptakeResult, complete_uptake
 
 __all__ = [
@@ -73,6 +80,7 @@ __all__ = [
     "gapfill_genome_scale",
     "growth_on",
     "load_atp_media",
+    "load_shared_inputs",
     "named_media",
     "pick_objective",
     "quality_checks",

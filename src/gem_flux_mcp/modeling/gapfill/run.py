@@ -240,6 +240,23 @@ def reaction_facts(biochem: Any, templates: Iterable[Any], model: cobra.Model | 
     )
 
 
+def load_shared_inputs(data_dir: Path, biochem: Any, template_name: str) -> None:
+    """Compute once what every gapfill with `template_name` computes first in a process and then
+    keeps: the two templates, their reaction facts (the biochemistry index keeps them), and the
+    directions each template reaction may be offered in (network._required_signs), found by
+    laying the template out as a network around an empty model. For a worker's warm-up
+    (services/job_base.warm_up): ~1 s of an E. coli gapfill otherwise."""
+    import cobra
+
+    from gem_flux_mcp.data.templates import ATP_TEMPLATE, load_template
+
+    templates = [load_template(data_dir, name) for name in dict.fromkeys((template_name, ATP_TEMPLATE))]
+    facts = reaction_facts(biochem, templates)
+    for template in templates:
+        Network(cobra.Model("warm_up"), template, SolverDeadline(600.0), reversibility=facts.reversibility,
+                deltag=facts.deltag)
+
+
 def gapfill_from_data(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOptions, *, template_name: str,
                       data_dir: Path, biochem: Any, previous_atp: AtpCorrection | None = None,
                       progress: Progress = lambda *_: None) -> GapfillRun:
