@@ -51,20 +51,31 @@ async def build_and_gapfill(client: Client, fasta: Path, name: str) -> dict[str,
         raise SystemExit(f"gapfill_model failed: {filled.content}")
     result = filled.structured_content or {}
     return {"build_s": build_s, "gapfill_s": gapfill_s, "total_s": build_s + gapfill_s,
-            "reactions": result.get("num_reactions"), "growth": result.get("growth_rate_after")}
+            "added": result.get("num_reactions_added"), "growth": result.get("growth_rate_after")}
+
+
+def renamed(fasta: Path, prefix: str, folder: Path) -> Path:
+    """The proteins with `prefix` before each id: a worker answers the same search twice in a row
+    from memory (align.search), and a lab's next genome is not the same proteins again."""
+    target = folder / f"{prefix}.faa"
+    target.write_text("".join(f">{prefix}_{line[1:]}" if line.startswith(">") else line
+                              for line in fasta.read_text().splitlines(keepends=True)))
+    return target
 
 
 async def over_mcp(fasta: Path, data_dir: Path, settle_s: float, rounds: int) -> list[tuple[str, dict[str, Any]]]:
     runs: list[tuple[str, dict[str, Any]]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "GEMFLUX_STATE_DIR": tmp, "GEMFLUX_ALLOWED_ROOTS": str(data_dir)}
+        env = {**os.environ, "GEMFLUX_STATE_DIR": tmp, "GEMFLUX_ALLOWED_ROOTS": f"{data_dir}{os.pathsep}{tmp}"}
         params = StdioServerParameters(command=str(Path(sys.executable).with_name("gem-flux")), args=["serve"],
                                        env=env)
         async with Client(params, mode="legacy", read_timeout_seconds=900) as client:
-            runs.append(("first jobs of a fresh server", await build_and_gapfill(client, fasta, "fresh")))
+            first = renamed(fasta, "fresh", Path(tmp))
+            runs.append(("first jobs of a fresh server", await build_and_gapfill(client, first, "fresh")))
             for n in range(rounds):
                 await anyio.sleep(settle_s)
-                runs.append((f"running server, round {n + 1}", await build_and_gapfill(client, fasta, f"warm{n}")))
+                again = renamed(fasta, f"round{n + 1}", Path(tmp))
+                runs.append((f"running server, round {n + 1}", await build_and_gapfill(client, again, f"warm{n}")))
     return runs
 
 
@@ -85,11 +96,11 @@ def main() -> None:
     data_dir = Path(os.environ["GEMFLUX_DATA_DIR"]).resolve()
     fasta = data_dir / "genomes" / "ecoli_k12_mg1655.faa"
     runs = anyio.run(over_mcp, fasta, data_dir, args.settle, args.rounds)
-    print("| run | build_model s | gapfill_model s | total s | vs 15 s | reactions | growth /h |")
+    print("| run | build_model s | gapfill_model s | total s | vs 15 s | reactions added | growth /h |")
     print("|---|---|---|---|---|---|---|")
     for label, r in runs:
         print(f"| {label} | {r['build_s']:.1f} | {r['gapfill_s']:.1f} | {r['total_s']:.1f} | "
-              f"{r['total_s'] / TARGET_S:.2f}x | {r['reactions']} | {r['growth']:.4f} |")
+              f"{r['total_s'] / TARGET_S:.2f}x | {r['added']} | {r['growth']:.4f} |")
     warm = [r["total_s"] for label, r in runs[1:]]
     print(f"running server, median of {len(warm)}: {statistics.median(warm):.1f} s build + gapfill")
     if args.carve:

@@ -167,10 +167,10 @@ def test_a_medium_compound_the_model_makes_gets_a_transporter() -> None:
     gf.apply_changes(model, template, [("rxn90001_c0", 1), ("rxn90003_c0", 1)], source="test")
     medium = {S1: (-10.0, 1000.0), X: (-10.0, 1000.0)}
 
-    def run(medium_uptake: bool) -> gf.GapfillRun:
-        return gf.gapfill(model, medium, gf.GapfillOptions(mode="genomescale_only", medium_uptake=medium_uptake),
+    def run(medium_uptake: bool, of: cobra.Model = model, inplace: bool = False) -> gf.GapfillRun:
+        return gf.gapfill(of, medium, gf.GapfillOptions(mode="genomescale_only", medium_uptake=medium_uptake),
                           genome_template=template, core_template=template, atp_media={"empty": {}},
-                          formulas={S1: "C6H12O6", X: "C6H12O6"}, facts=gf.ReactionFacts())
+                          formulas={S1: "C6H12O6", X: "C6H12O6"}, facts=gf.ReactionFacts(), inplace=inplace)
 
     plain, completed = run(False), run(True)
     assert plain.genome_scale is None and plain.uptake is None  # it grows already: nothing to add
@@ -182,6 +182,10 @@ def test_a_medium_compound_the_model_makes_gets_a_transporter() -> None:
             gapfilled.reactions.get_by_id("rxn90003_c0").knock_out()
             assert (cobra_growth(gapfilled, medium) > 1.0) is grows
     assert "rxn90008_c0" not in model.reactions  # the argument is not changed
+    owned = model.copy()  # unless the caller gives it away (a worker's job): the same answer, in it
+    given = run(True, owned, inplace=True)
+    assert given.model is owned and given.uptake is not None and given.uptake.added == completed.uptake.added
+    assert "rxn90008_c0" in owned.reactions
 
 
 # ------------------------------------------------------------------------------ real drafts

@@ -53,12 +53,11 @@ class GapfillJob(StoredModelOnMedium):
         media = {self.media_id: dict(self.medium), **dict(self.other_media)}
         run = gapfill.gapfill_from_data(model, media if self.other_media else dict(self.medium), options,
                                         template_name=self.template, data_dir=settings.data_dir, biochem=biochem,
-                                        previous_atp=previous, progress=progress)
+                                        previous_atp=previous, progress=progress, inplace=True)
         report = gapfill_report.describe(run, biochem.reaction_details, options.target_growth)
         progress("store", 0.95, "serializing the gapfilled model")
         serialized = serialize_model(run.model, self.new_model_id)
         release_model(run.model)
-        release_model(model)
         return GapfillOutcome(serialized.data, serialized.stats, report,
                               run.atp.to_json() if run.atp is not None else None)
 

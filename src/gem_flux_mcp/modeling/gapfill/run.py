@@ -108,9 +108,11 @@ def pick_objective(model: cobra.Model) -> str:
 def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOptions, *, genome_template: Any,
             core_template: Any, atp_media: Mapping[str, Medium], formulas: Mapping[str, str],
             facts: ReactionFacts, previous_atp: AtpCorrection | None = None,
-            progress: Progress = lambda *_: None) -> GapfillRun:
+            progress: Progress = lambda *_: None, inplace: bool = False) -> GapfillRun:
     """Gapfill a copy of `model` (the argument is not changed) on one medium, or on several
-    named media at once (one cheapest set of additions that reaches the target on each)."""
+    named media at once (one cheapest set of additions that reaches the target on each).
+    `inplace`: gapfill `model` itself, for a caller with no other use for it (a worker's job,
+    which read it for this; a copy of an E. coli draft takes ~0.3 s)."""
     if options.mode not in MODES:
         raise ValidationError(ErrorCode.INVALID_GAPFILL_MODE, f"gapfill_mode must be one of {', '.join(MODES)}.",
                               details={"provided_mode": options.mode, "valid_modes": list(MODES)})
@@ -118,7 +120,7 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
     timings: dict[str, float] = {}
     started = time.perf_counter()
     deadline = SolverDeadline(options.time_limit_s)
-    work = model.copy()
+    work = model if inplace else model.copy()
     # an ATP-driven transporter never runs backwards to make ATP (drafts built before this rule,
     # imported models)
     oriented = (orient_atp_driven_transport(work) + orient_atp_coupled_reactions(work, facts.reversibility)
@@ -259,7 +261,7 @@ def load_shared_inputs(data_dir: Path, biochem: Any, template_name: str) -> None
 
 def gapfill_from_data(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOptions, *, template_name: str,
                       data_dir: Path, biochem: Any, previous_atp: AtpCorrection | None = None,
-                      progress: Progress = lambda *_: None) -> GapfillRun:
+                      progress: Progress = lambda *_: None, inplace: bool = False) -> GapfillRun:
     """`gapfill` with templates, ATP media and biochemistry facts loaded from the data folder."""
     from gem_flux_mcp.data.templates import ATP_TEMPLATE, load_template
 
@@ -273,4 +275,4 @@ def gapfill_from_data(model: cobra.Model, media: Medium | NamedMedia, options: G
     facts = reaction_facts(biochem, (genome_template, core_template), model)
     return gapfill(model, named, options, genome_template=genome_template, core_template=core_template,
                    atp_media=atp_media, formulas=formulas, facts=facts, previous_atp=previous_atp,
-                   progress=progress)
+                   progress=progress, inplace=inplace)
