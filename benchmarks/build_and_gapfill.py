@@ -65,16 +65,16 @@ def renamed(fasta: Path, prefix: str, folder: Path) -> Path:
 
 async def over_mcp(fasta: Path, data_dir: Path, settle_s: float, rounds: int) -> list[tuple[str, dict[str, Any]]]:
     runs: list[tuple[str, dict[str, Any]]] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "GEMFLUX_STATE_DIR": tmp, "GEMFLUX_ALLOWED_ROOTS": f"{data_dir}{os.pathsep}{tmp}"}
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as inputs:
+        env = {**os.environ, "GEMFLUX_STATE_DIR": tmp, "GEMFLUX_ALLOWED_ROOTS": f"{data_dir}{os.pathsep}{inputs}"}
         params = StdioServerParameters(command=str(Path(sys.executable).with_name("gem-flux")), args=["serve"],
                                        env=env)
         async with Client(params, mode="legacy", read_timeout_seconds=900) as client:
-            first = renamed(fasta, "fresh", Path(tmp))
+            first = renamed(fasta, "fresh", Path(inputs))
             runs.append(("first jobs of a fresh server", await build_and_gapfill(client, first, "fresh")))
             for n in range(rounds):
                 await anyio.sleep(settle_s)
-                again = renamed(fasta, f"round{n + 1}", Path(tmp))
+                again = renamed(fasta, f"round{n + 1}", Path(inputs))
                 runs.append((f"running server, round {n + 1}", await build_and_gapfill(client, again, f"warm{n}")))
     return runs
 

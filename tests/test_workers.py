@@ -18,7 +18,8 @@ import pytest
 
 from conftest import GEM_FLUX
 from gem_flux_mcp.config import Settings
-from gem_flux_mcp.server.worker import WORKER_GC_THRESHOLD, JobRunner
+from gem_flux_mcp.gc_policy import MODELING_THRESHOLD
+from gem_flux_mcp.server.worker import JobRunner
 from mcp_client import call, stdio_client
 from test_build_model_mcp import processes_with, write_subset
 from worker_jobs import ReportWorkerState
@@ -89,7 +90,7 @@ async def test_a_worker_warms_up_and_leaves_what_it_loaded_out_of_the_gc(data_di
         state = await runner.run(ReportWorkerState(), progress)
     finally:
         runner.shutdown()
-    assert state["gc_threshold"] == WORKER_GC_THRESHOLD
+    assert state["gc_threshold"] == MODELING_THRESHOLD
     assert state["templates_loaded"] == 2 and state["reference_rules_loaded"] == 1
     assert state["directions_known"] > 5000
     assert state["frozen_objects"] > 300_000  # the containers the GC tracks: ~540k after the warm-up

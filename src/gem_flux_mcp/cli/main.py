@@ -10,7 +10,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from gem_flux_mcp import __version__
+from gem_flux_mcp import __version__, gc_policy
 from gem_flux_mcp.cli.community_commands import STORED_COMMANDS as STORED_COMMUNITY_COMMANDS
 from gem_flux_mcp.cli.errors import report_error
 from gem_flux_mcp.cli.genome_options import add_genome_options
@@ -127,6 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gem_flux_mcp.server.app import serve
 
         return serve(args)
+    gc_policy.collect_less_often()  # the other commands build, gapfill or analyse models
     if args.command == "dashboard":
         from gem_flux_mcp.server.app import run_dashboard
 

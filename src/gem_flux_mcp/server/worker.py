@@ -15,7 +15,6 @@ a memory limit (GEMFLUX_JOB_MEMORY_MB, job_memory.py): one over it ends JOB_OUT_
 from __future__ import annotations
 
 import asyncio
-import gc
 import itertools
 import logging
 import multiprocessing
@@ -34,7 +33,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from gem_flux_mcp import errors
+from gem_flux_mcp import errors, gc_policy
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.procutil import pid_alive
@@ -51,7 +50,9 @@ PARENT_WATCH_S = 0.2  # how soon a worker notices its server is gone
 # takes the CPU the server leaves idle, and look-ups do not queue behind it on a busy machine
 # (benchmarks/load.py: 1-client look-up p50 4.4x -> 2.0x bare FastMCP's with a gapfill running).
 WORKER_NICENESS = 10
-WORKER_GC_THRESHOLD = 10_000  # allocations between young collections in a worker (Python's default: 700)
+# a worker idle this long after a job collects its garbage (~0.3 s); a job sent sooner (a gapfill
+# right after its build) is not kept waiting for that
+WORKER_TIDY_AFTER_S = 1.0
 
 ProgressCallback = Callable[[str, float, str], Awaitable[None]]
 
@@ -403,6 +404,7 @@ def worker_main(conn: Connection, settings: Settings, parent_pid: int) -> None:
             time.sleep(PARENT_WATCH_S)
 
     threading.Thread(target=watch_parent, daemon=True, name="parent-watch").start()
+    gc_policy.collect_less_often()
     # A spare worker warms up (imports, default template, index; ~3.6 s) so the next job finds it
     # ready; a worker started for a job already in the pipe runs it at once instead, and the job
     # loads only what it needs (an FVA needs no template). Under a job memory limit it always
@@ -412,14 +414,12 @@ def worker_main(conn: Connection, settings: Settings, parent_pid: int) -> None:
             warm_up(settings)  # a job sent meanwhile waits in the pipe
         except Exception:  # a job that needs what failed here reports it properly
             logging.getLogger(__name__).warning("worker warm-up failed", exc_info=True)
-        _set_aside_what_lives_on()
-    # a job makes millions of objects, most of which live until it ends: collections come 14x
-    # less often than by default (with what lives on set aside: ~1.5-2 s of an E. coli build +
-    # gapfill, benchmarks/HISTORY.md, session 14)
-    gc.set_threshold(WORKER_GC_THRESHOLD, 10, 10)
+        gc_policy.set_aside_what_lives_on()
 
     while True:
         try:
+            if not conn.poll(WORKER_TIDY_AFTER_S):  # idle: the last job's garbage goes now, off any clock
+                gc_policy.set_aside_what_lives_on()
             job, job_dir = conn.recv()
         except (EOFError, OSError):
             return
@@ -439,18 +439,6 @@ def worker_main(conn: Connection, settings: Settings, parent_pid: int) -> None:
             del result
         finally:
             tempfile.tempdir = None
-        _set_aside_what_lives_on()  # the answer is sent: off the caller's clock
-
-
-def _set_aside_what_lives_on() -> None:
-    """Collect the garbage (a job's COBRApy models are full of reference cycles), then leave all
-    that is still alive out of later collections (gc.freeze): what a worker holds between jobs
-    (imports, templates, the homology reference, models it keeps) lives on, and the full
-    collections a job's allocations trigger would otherwise traverse those millions of objects
-    again and again. Unfrozen first, so what was let go since (an evicted model) is collected."""
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
 
 
 def _timeout_code(kind: str) -> ErrorCode:

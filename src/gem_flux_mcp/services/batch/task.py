@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import gem_flux_mcp.services.batch.outputs as outputs
+from gem_flux_mcp import gc_policy
 from gem_flux_mcp.errors import GemFluxError
 from gem_flux_mcp.rules.catalog import GeneCalling, TranslationTable
 from gem_flux_mcp.services.batch.storing import StoreTarget, store_built
@@ -84,6 +85,7 @@ def _peak_rss_mb() -> float:
 
 def reconstruct_genome(task: GenomeTask) -> dict[str, Any]:
     """The genome's summary row (status "ok" or "failed"); its model and report are on disk."""
+    gc_policy.collect_less_often()  # this Dask worker process builds and gapfills models
     started = time.perf_counter()
     out_dir = Path(task.out_dir)
     row: dict[str, Any] = {"genome": task.name, "input": task.path, "worker": f"{socket.gethostname()}:{os.getpid()}",
