@@ -22,7 +22,7 @@ os.environ.setdefault("FASTMCP_ENABLE_RICH_LOGGING", "false")
 from fastmcp import FastMCP
 from starlette.middleware import Middleware
 
-from gem_flux_mcp import CONTRACT_VERSION, __version__
+from gem_flux_mcp import CONTRACT_VERSION, __version__, gc_policy
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
 from gem_flux_mcp.server import access, model_resources, runtime, tool_list, tool_schemas
@@ -141,14 +141,19 @@ def configure_logging(level: str) -> None:
 def _warm_up_modeling_imports_later(delay_s: float = 3.0) -> None:
     """Import COBRApy in the background shortly after start-up: the handshake and tools/list
     are answered without waiting for it, and the first modeling call does not pay for it. Also
-    the session-state store FastMCP imports on the first tool call (~0.5 s, benchmarks/load.py)."""
+    the session-state store FastMCP imports on the first tool call (~0.5 s, benchmarks/load.py).
+
+    Then start-up's garbage is collected and the ~300k objects that live on (imports, the
+    biochemistry index, the tools and their schemas) are set aside for good (gc_policy): the
+    collections requests trigger no longer traverse them (under 20 clients' look-ups the server
+    spent ~30 % of its CPU there: benchmarks/HISTORY.md, session 14)."""
 
     def warm() -> None:
         import cobra  # noqa: F401
         import key_value.aio.adapters.pydantic
         import key_value.aio.stores.memory  # noqa: F401
 
-        gc.unfreeze()  # start-up's objects back under the GC (keep_start_up_out_of_gc): its garbage can go
+        gc_policy.set_aside_what_lives_on()  # after keep_start_up_out_of_gc: unfrozen, collected, frozen
 
     timer = threading.Timer(delay_s, warm)
     timer.daemon = True
@@ -161,8 +166,8 @@ def keep_start_up_out_of_gc() -> None:
     the ~250k objects of the imports, the result models and the registered tools would otherwise
     be traversed again and again by the collections their own allocation triggers (0.15-0.25 s of
     a start on 2 cores), and turned on without freezing, the first collection would traverse them
-    all at once. They are unfrozen a few seconds later, in the background
-    (`_warm_up_modeling_imports_later`), so that the start-up's little garbage is collected."""
+    all at once. A few seconds later, in the background (`_warm_up_modeling_imports_later`),
+    start-up's little garbage is collected and what lives on frozen again."""
     gc.freeze()
     gc.enable()
 
