@@ -405,7 +405,7 @@ def worker_main(conn: Connection, settings: Settings, parent_pid: int) -> None:
 
     threading.Thread(target=watch_parent, daemon=True, name="parent-watch").start()
     gc_policy.collect_less_often()
-    # A spare worker warms up (imports, default template, index; ~3.6 s) so the next job finds it
+    # A spare worker warms up (imports, index, default template, reference; ~5 s, ~470 MB) so the next job finds it
     # ready; a worker started for a job already in the pipe runs it at once instead, and the job
     # loads only what it needs (an FVA needs no template). Under a job memory limit it always
     # warms up first: the limit counts what a job adds to the libraries and template, not them.
