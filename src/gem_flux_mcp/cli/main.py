@@ -127,11 +127,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from gem_flux_mcp.server.app import serve
 
         return serve(args)
-    gc_policy.collect_less_often()  # the other commands build, gapfill or analyse models
     if args.command == "dashboard":
         from gem_flux_mcp.server.app import run_dashboard
 
         return run_dashboard(args)
+    gc_policy.collect_less_often()  # the other commands build, gapfill or analyse models
     if args.command == "build":
         from gem_flux_mcp.cli.build_command import build
 

@@ -138,9 +138,7 @@ def build_draft(
     if options.use_homology:
         progress("annotate", 0.15, f"searching {len(proteins)} proteins against the BiGG reference")
         reference = Reference.installed(options.exclude_reference_models)
-        stoichiometry = reference.reaction_stoichiometry(cache_dir)
-        matched = StoichiometricAliases(aliases, stoichiometry, template,
-                                        bound_carrier_pairs(stoichiometry, reference.rules()))
+        stoichiometry, matched = _reference_aliases(reference, cache_dir, aliases, template)
         homology = homology_reactions(
             {p.id: p.sequence for p in proteins}, reference, matched,
             {r.id for r in template.reactions}, cache_dir,
@@ -297,11 +295,18 @@ def load_shared_inputs(data_dir: Path, cache_dir: Path, template_name: str, alia
     is derived from them; the database's transporters and reaction facts), so that a worker has
     it before its first job (services/job_base.warm_up): ~2.5 s of an E. coli build otherwise."""
     template = load_template(data_dir, template_name)
-    reference = Reference.installed()
-    stoichiometry = reference.reaction_stoichiometry(cache_dir)
-    StoichiometricAliases(aliases, stoichiometry, template, bound_carrier_pairs(stoichiometry, reference.rules()))
+    _reference_aliases(Reference.installed(), cache_dir, aliases, template)
     database_index(aliases)
     aliases.reaction_details({r.id.split("_")[0] for r in template.reactions})
+
+
+def _reference_aliases(reference: Reference, cache_dir: Path, aliases: Aliases, template: Any
+                       ) -> tuple[dict[str, dict[str, float]], StoichiometricAliases]:
+    """The reference's BiGG reaction stoichiometry, and the aliases that turn its reactions into
+    the template's (ModelSEED's, completed by stoichiometry)."""
+    stoichiometry = reference.reaction_stoichiometry(cache_dir)
+    return stoichiometry, StoichiometricAliases(aliases, stoichiometry, template,
+                                                bound_carrier_pairs(stoichiometry, reference.rules()))
 
 
 def _role_evidence(source: str, functions: list[str], match: RoleMatch) -> dict[str, Any]:
