@@ -190,11 +190,13 @@ class FluxLP:
         if status == highspy.HighsModelStatus.kUnbounded:
             raise LibraryError(ErrorCode.GAPFILL_UNBOUNDED,
                                "A gapfilling problem was unbounded: a flux has no finite bound.")
+        _raise_if_out_of_memory(status)
         # a numerical failure on a warm start: retry once from scratch before giving up
         highs.clearSolver()
         highs.run()
         if highs.getModelStatus() == highspy.HighsModelStatus.kOptimal:
             return highs.getSolution()
+        _raise_if_out_of_memory(highs.getModelStatus())
         raise LibraryError(ErrorCode.SOLVER_ERROR, f"HiGHS ended with status {highs.modelStatusToString(status)}.")
 
     def maximize_with_bound_prices(self, column: int, lower: np.ndarray,
@@ -256,3 +258,11 @@ class FluxLP:
             return None
         values = np.array(highs.getSolution().col_value)
         return [c for j, c in enumerate(candidate_set) if values[n + j] > 0.5]
+
+
+def _raise_if_out_of_memory(status: Any) -> None:
+    """HiGHS catches a failed allocation inside a solve and ends with status kMemoryLimit: that is
+    a MemoryError like any other (under a job's memory limit, JOB_OUT_OF_MEMORY: server/job_memory.py),
+    not a solver failure."""
+    if status == highspy.HighsModelStatus.kMemoryLimit:
+        raise MemoryError("HiGHS could not allocate the memory a solve needs")
