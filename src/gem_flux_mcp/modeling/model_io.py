@@ -49,9 +49,8 @@ def detect_format(path: Path, requested: str | None) -> str:
 
 def read_model(path: Path, fmt: str) -> cobra.Model:
     """Load an SBML or COBRApy JSON model; any parse failure becomes MODEL_PARSE_ERROR."""
-    from cobra.io import load_json_model
-
     from gem_flux_mcp.modeling.gene_rules import parse_one_thread_at_a_time
+    from gem_flux_mcp.modeling.json_model import load_json_model
     from gem_flux_mcp.modeling.sbml.document import read_sbml
 
     parse_one_thread_at_a_time()  # models are loaded in the server's threads

@@ -44,15 +44,14 @@ class DiagnoseJob:
     def run(self, settings: Settings, progress: Progress) -> DiagnosisOutcome:
         import dataclasses
 
-        from cobra.io import from_json
-
         from gem_flux_mcp.modeling import diagnose, gapfill, media
         from gem_flux_mcp.modeling.gapfill import report as gapfill_report
+        from gem_flux_mcp.modeling.json_model import model_from_json
         from gem_flux_mcp.modeling.solver_memory import release_model
 
         started = time.perf_counter()
         progress("load", 0.02, "reading the model")
-        model = from_json(self.model_json)
+        model = model_from_json(self.model_json)
         biochem = worker_biochem(settings)
         if self.medium is not None:
             media.put_on_medium(model, self.medium, biochem)
@@ -67,7 +66,7 @@ class DiagnoseJob:
             previous = gapfill.AtpCorrection.from_json(self.atp_correction) if self.atp_correction else None
             options = gapfill.GapfillOptions()
             release_model(model)
-            model = from_json(self.model_json)  # as gapfill_model would see it, no medium applied
+            model = model_from_json(self.model_json)  # as gapfill_model would see it, no medium applied
             try:
                 run = gapfill.gapfill_from_data(model, dict(self.medium), options, template_name=self.template,
                                                 data_dir=settings.data_dir, biochem=biochem, previous_atp=previous,

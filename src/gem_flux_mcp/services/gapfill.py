@@ -38,15 +38,14 @@ class GapfillJob(StoredModelOnMedium):
     other_media: tuple[tuple[str, dict[str, tuple[float, float]]], ...] = ()
 
     def run(self, settings: Settings, progress: Progress) -> GapfillOutcome:
-        from cobra.io import from_json
-
         from gem_flux_mcp.modeling import gapfill
         from gem_flux_mcp.modeling.gapfill import report as gapfill_report
+        from gem_flux_mcp.modeling.json_model import model_from_json
         from gem_flux_mcp.modeling.solver_memory import release_model
         from gem_flux_mcp.store.serialization import serialize_model
 
         progress("load", 0.01, "reading the model")
-        model = from_json(self.model_json)
+        model = model_from_json(self.model_json)
         options = gapfill.GapfillOptions(target_growth=self.target_growth, mode=self.mode)
         previous = gapfill.AtpCorrection.from_json(self.atp_correction) if self.atp_correction else None
         biochem = worker_biochem(settings)

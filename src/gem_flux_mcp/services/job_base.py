@@ -44,11 +44,10 @@ class StoredModelOnMedium:
     def load_on_medium(self, settings: Settings, objective: str | None = None) -> tuple[Any, list[Any]]:
         """(the COBRApy model with the medium applied and `objective` set, its exchanges). The
         caller releases the model (`solver_memory.release_model`)."""
-        from cobra.io import from_json
-
         from gem_flux_mcp.modeling import media
+        from gem_flux_mcp.modeling.json_model import model_from_json
 
-        model = from_json(self.model_json)
+        model = model_from_json(self.model_json)
         exchanges, _ = media.put_on_medium(model, self.medium, worker_biochem(settings))
         if objective is not None:
             model.objective = objective

@@ -355,13 +355,12 @@ class ReconcileJob(StoredModelOnMedium):
     genes: GeneSet = NO_GENES
 
     def run(self, settings: Settings, progress: Progress) -> ReconcileOutcome:
-        from cobra.io import from_json
-
+        from gem_flux_mcp.modeling.json_model import model_from_json
         from gem_flux_mcp.modeling.solver_memory import release_model
         from gem_flux_mcp.store.serialization import serialize_model
 
         progress("load", 0.01, "reading the model")
-        model = from_json(self.model_json)
+        model = model_from_json(self.model_json)
         biochem = worker_biochem(settings)
         fit = run_reconcile(model, self.medium, self.wells, self.template, settings.data_dir, biochem,
                             self.max_changes, progress=progress, genes=self.genes)

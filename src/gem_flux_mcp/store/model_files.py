@@ -67,9 +67,9 @@ def parse_model_file(data: bytes, row: ModelRow, file_name: str) -> cobra.Model:
 
     parse_one_thread_at_a_time()  # stored models are checked out in the server's threads
     try:
-        from cobra.io import from_json
+        from gem_flux_mcp.modeling.json_model import model_from_json
 
-        return from_json(data.decode("utf-8"))
+        return model_from_json(data)
     except Exception as exc:  # checksum matched, so this would be a writer bug
         raise corrupt_model_file(row, file_name, f"{type(exc).__name__}: {str(exc)[:300]}") from exc
 
