@@ -2,8 +2,10 @@
 user waits for it: `build_model` then `gapfill_model` on glucose minimal medium, every protein
 aligned (no kept hits). Twice in one server:
 
-1. the first jobs of a fresh server: the worker starts for the job and loads what it needs on
-   the way (imports, template, reference);
+1. the first jobs of a fresh server, `--first-after` seconds after connecting (default 0: at
+   once, when the worker a server starts 4 s in has not started, GEMFLUX_WORKER_AT_START, so the
+   job starts one and it loads what it needs on the way: imports, template, reference; e.g. 15:
+   a user who types a request first finds that worker warm);
 2. after `--settle` seconds, when the spare worker a server starts beside a busy one has warmed
    up (server/worker.py): what every later build on a running server gets.
 
@@ -12,7 +14,7 @@ proteins on M9 in the same run (`carve -g M9`), the tool a user would otherwise 
 
 Usage:
     GEMFLUX_DATA_DIR=/path/to/data .venv/bin/python benchmarks/build_and_gapfill.py [--settle 30]
-        [--rounds 2] [--carve /path/to/venv/bin/carve]
+        [--rounds 2] [--first-after 0] [--carve /path/to/venv/bin/carve]
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ def renamed(fasta: Path, prefix: str, folder: Path) -> Path:
     return target
 
 
-async def over_mcp(fasta: Path, data_dir: Path, settle_s: float, rounds: int) -> list[tuple[str, dict[str, Any]]]:
+async def over_mcp(fasta: Path, data_dir: Path, settle_s: float, rounds: int,
+                   first_after_s: float = 0.0) -> list[tuple[str, dict[str, Any]]]:
     runs: list[tuple[str, dict[str, Any]]] = []
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as inputs:
         env = {**os.environ, "GEMFLUX_STATE_DIR": tmp, "GEMFLUX_ALLOWED_ROOTS": f"{data_dir}{os.pathsep}{inputs}"}
@@ -71,7 +74,9 @@ async def over_mcp(fasta: Path, data_dir: Path, settle_s: float, rounds: int) ->
                                        env=env)
         async with Client(params, mode="legacy", read_timeout_seconds=900) as client:
             first = renamed(fasta, "fresh", Path(inputs))
-            runs.append(("first jobs of a fresh server", await build_and_gapfill(client, first, "fresh")))
+            await anyio.sleep(first_after_s)
+            label = f"first jobs of a fresh server, {first_after_s:g} s after connecting"
+            runs.append((label, await build_and_gapfill(client, first, "fresh")))
             for n in range(rounds):
                 await anyio.sleep(settle_s)
                 again = renamed(fasta, f"round{n + 1}", Path(inputs))
@@ -91,11 +96,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--settle", type=float, default=30.0, help="seconds between rounds (the spare warms up)")
     parser.add_argument("--rounds", type=int, default=2, help="builds on the running server")
+    parser.add_argument("--first-after", type=float, default=0.0, help="seconds before the first build")
     parser.add_argument("--carve", type=Path, help="CarveMe's carve, to run it on the same proteins")
     args = parser.parse_args()
     data_dir = Path(os.environ["GEMFLUX_DATA_DIR"]).resolve()
     fasta = data_dir / "genomes" / "ecoli_k12_mg1655.faa"
-    runs = anyio.run(over_mcp, fasta, data_dir, args.settle, args.rounds)
+    runs = anyio.run(over_mcp, fasta, data_dir, args.settle, args.rounds, args.first_after)
     print("| run | build_model s | gapfill_model s | total s | vs 15 s | reactions added | growth /h |")
     print("|---|---|---|---|---|---|---|")
     for label, r in runs:

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from gem_flux_mcp.modeling import gapfill as gf
 
 REPO = Path(__file__).resolve().parents[1]
+# The suite starts ~40 servers: none warms a worker at start-up for a build that never comes
+# (~5 s of CPU and ~0.5 GB each); tests/test_workers.py turns it on where it checks it.
+os.environ.setdefault("GEMFLUX_WORKER_AT_START", "0")
 sys.path.insert(0, str(REPO / "scripts"))  # repository scripts the tests check (tool_docs.py)
 GEM_FLUX = str(Path(sys.executable).with_name("gem-flux"))
 CliRun = Callable[..., tuple[int, str, str]]  # the cli_in_process fixture: args -> (exit code, stdout, stderr)

@@ -96,6 +96,50 @@ async def test_a_worker_warms_up_and_leaves_what_it_loaded_out_of_the_gc(data_di
     assert state["frozen_objects"] > 300_000  # the containers the GC tracks: ~540k after the warm-up
 
 
+async def test_a_worker_started_before_any_job_runs_the_first_one(tmp_path: Path) -> None:
+    """`start_spare` (what a server does a few seconds after it starts) starts one worker, and
+    only when none runs; the first job then runs in that process instead of waiting for a new one."""
+    runner = JobRunner(Settings.resolve(tmp_path, tmp_path / "state", tmp_path / "cache"), max_workers=1)
+
+    async def progress(stage: str, fraction: float, message: str) -> None:
+        pass
+
+    try:
+        assert runner.start_spare() is True
+        assert runner.start_spare() is False  # one is running already
+        (spare,) = runner._idle
+        state = await runner.run(ReportWorkerState(), progress)
+        assert state["pid"] == spare.process.pid
+        assert runner._idle == [spare] and runner.start_spare() is False  # it stays for the next job
+    finally:
+        runner.shutdown()
+    assert not spare.process.is_alive()
+
+
+@pytest.mark.parametrize("setting", ["1", "0"])
+def test_a_server_starts_a_worker_unless_told_not_to(data_dir: Path, cache_dir: Path, tmp_path: Path,
+                                                     biochem: object, monkeypatch: pytest.MonkeyPatch,
+                                                     setting: str) -> None:
+    """The runtime schedules the worker at start (GEMFLUX_WORKER_AT_START, default on); "0" leaves
+    the first job to start its own, as a server without build templates does."""
+    from gem_flux_mcp.server import runtime
+
+    monkeypatch.setenv("GEMFLUX_WORKER_AT_START", setting)
+    resources = runtime.load_resources(Settings.resolve(data_dir, tmp_path / "state", cache_dir),
+                                       record_activity=False)
+    try:
+        assert resources.start_worker_later(delay_s=0.0) is (setting == "1")
+        deadline = time.monotonic() + 10
+        while setting == "1" and not resources.jobs._idle and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        started = list(resources.jobs._idle)
+        assert len(started) == (1 if setting == "1" else 0)
+    finally:
+        resources.shutdown()
+    assert all(not w.process.is_alive() for w in started)  # shutdown stops it with the rest
+
+
 async def test_two_builds_run_in_parallel_with_two_workers(server_env: dict[str, str], data_dir: Path,
                                                            tmp_path: Path) -> None:
     fasta = write_subset(data_dir, tmp_path / "ecoli200.faa", 200)

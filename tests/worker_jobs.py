@@ -4,6 +4,7 @@ imports only this to unpickle them)."""
 from __future__ import annotations
 
 import gc
+import os
 from typing import Any, ClassVar
 
 from gem_flux_mcp.config import Settings
@@ -18,7 +19,7 @@ class ReportWorkerState:
         from gem_flux_mcp.data import reference, templates
         from gem_flux_mcp.modeling.gapfill import network
 
-        return {"gc_threshold": gc.get_threshold()[0], "frozen_objects": gc.get_freeze_count(),
+        return {"pid": os.getpid(), "gc_threshold": gc.get_threshold()[0], "frozen_objects": gc.get_freeze_count(),
                 "templates_loaded": len(templates._cache),
                 "reference_rules_loaded": reference._load_rules.cache_info().currsize,
                 "directions_known": network._required_signs.cache_info().currsize}

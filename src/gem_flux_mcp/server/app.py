@@ -202,6 +202,7 @@ def serve(args: argparse.Namespace) -> int:
         return 1
     resources.start_cleanup_timers()
     _warm_up_modeling_imports_later()
+    resources.start_worker_later()
     mcp = create_app(resources, with_dashboard=args.transport == "http")
     keep_start_up_out_of_gc()
     try:

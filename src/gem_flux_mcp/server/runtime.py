@@ -42,6 +42,8 @@ ENV_RECORD_CHARS = "GEMFLUX_RECORD_RESPONSE_CHARS"
 ENV_RECORD_ARGUMENT_CHARS = "GEMFLUX_RECORD_ARGUMENT_CHARS"
 ENV_MAX_CALLS_PER_SESSION = "GEMFLUX_MAX_CALLS_PER_SESSION"
 ENV_WORKER_IDLE = "GEMFLUX_WORKER_IDLE_S"
+ENV_WORKER_AT_START = "GEMFLUX_WORKER_AT_START"  # "0": no worker until the first job asks for one
+WORKER_AT_START_DELAY_S = 4.0  # after start-up's own work (the handshake, the imports warmed 3 s in)
 ENV_DASK_SCHEDULER = "GEMFLUX_DASK_SCHEDULER"  # batches run on this Dask cluster instead of local workers
 
 
@@ -91,6 +93,23 @@ class Resources:
         if self.recorder is not None:
             every(_env_number(ENV_SESSION_CLEANUP, 300), "gemflux-session-cleanup", self.recorder.close_idle)
         every(_env_number(ENV_CLEANUP_INTERVAL, 300), "gemflux-worker-cleanup", self.jobs.stop_idle)
+
+    def start_worker_later(self, delay_s: float = WORKER_AT_START_DELAY_S) -> bool:
+        """A few seconds after start-up, a worker that warms up for the first build or gapfill
+        (`JobRunner.start_spare`), when the data folder has build templates and
+        GEMFLUX_WORKER_AT_START is not "0"; True if one is scheduled."""
+        if os.environ.get(ENV_WORKER_AT_START, "1").strip() == "0" or not self.templates:
+            return False
+
+        def start() -> None:
+            if not self.stopping.is_set():
+                self.jobs.start_spare()
+
+        timer = threading.Timer(delay_s, start)
+        timer.daemon = True
+        timer.name = "gemflux-worker-at-start"
+        timer.start()
+        return True
 
     def shutdown(self) -> None:
         """Close this process's MCP sessions (their transports are gone), stop the timers and the

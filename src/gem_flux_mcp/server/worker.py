@@ -2,8 +2,9 @@
 
 Why processes: GLPK and much of COBRApy/ModelSEEDpy hold the interpreter lock for seconds, which
 would stall every other tool call in a thread. A worker keeps ModelSEEDpy and the parsed
-templates loaded between jobs; workers start on first use (up to GEMFLUX_WORKERS at once) and
-stop when idle.
+templates loaded between jobs; workers start on first use (up to GEMFLUX_WORKERS at once), one a
+few seconds after the server starts (`start_spare`; GEMFLUX_WORKER_AT_START=0: not), and stop
+when idle.
 
 Cancellation really stops the work: each worker leads its own process group (with the aligner it
 starts), and the whole group is killed; a fresh worker is started for the next job. If the server
@@ -302,6 +303,18 @@ class JobRunner:
             if not self._idle and len(self._busy) < self.max_workers:
                 self._idle.append(self._spawn())
             return worker
+
+    def start_spare(self) -> bool:
+        """Start one worker before any job asks for it, unless one is running already; True if
+        started. It warms up at once (imports, templates, the homology reference: ~5 s at nice
+        10, ~0.5 GB), so the first build or gapfill does not wait for a cold worker (a fresh
+        server's first E. coli build: 34 s cold, benchmarks/build_and_gapfill.py); unused, it
+        stops after the idle timeout like any worker."""
+        with self._guard:
+            if self._idle or self._busy:
+                return False
+            self._idle.append(self._spawn())
+            return True
 
     def _spawn(self) -> _Worker:
         context = multiprocessing.get_context("spawn")
