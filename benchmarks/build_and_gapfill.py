@@ -9,12 +9,16 @@ aligned (no kept hits). Twice in one server:
 2. after `--settle` seconds, when the spare worker a server starts beside a busy one has warmed
    up (server/worker.py): what every later build on a running server gets.
 
+`--think S` waits S seconds between the build's answer and the gapfill call, as an assistant that
+reads the answer first (not counted in the times): the worker computes the draft's ATP correction
+meanwhile (services/gapfill_ahead.py). With 0 the gapfill is asked at once.
+
 With `--carve PATH` (CarveMe's `carve`, DIAMOND on PATH), CarveMe builds and gapfills the same
 proteins on M9 in the same run (`carve -g M9`), the tool a user would otherwise run.
 
 Usage:
     GEMFLUX_DATA_DIR=/path/to/data .venv/bin/python benchmarks/build_and_gapfill.py [--settle 30]
-        [--rounds 2] [--first-after 0] [--carve /path/to/venv/bin/carve]
+        [--rounds 2] [--first-after 0] [--think 0] [--carve /path/to/venv/bin/carve]
 """
 
 from __future__ import annotations
@@ -38,13 +42,14 @@ os.environ.setdefault("GEMFLUX_KEEP_HITS", "0")  # builds are timed cold: every 
 TARGET_S = 15.0  # issue 30: E. coli build + gapfill on 2 cores
 
 
-async def build_and_gapfill(client: Client, fasta: Path, name: str) -> dict[str, Any]:
+async def build_and_gapfill(client: Client, fasta: Path, name: str, think_s: float = 0.0) -> dict[str, Any]:
     started = time.perf_counter()
     built = await client.call_tool("build_model", {"fasta_file_path": str(fasta), "model_name": name})
     build_s = time.perf_counter() - started
     if built.is_error:
         raise SystemExit(f"build_model failed: {built.content}")
     draft = built.structured_content or {}
+    await anyio.sleep(think_s)  # an assistant reading the build's answer before it asks for the gapfill
     started = time.perf_counter()
     filled = await client.call_tool("gapfill_model", {"model_id": draft["model_id"],
                                                       "media_id": "glucose_minimal_aerobic"})
@@ -66,7 +71,7 @@ def renamed(fasta: Path, prefix: str, folder: Path) -> Path:
 
 
 async def over_mcp(fasta: Path, data_dir: Path, settle_s: float, rounds: int,
-                   first_after_s: float = 0.0) -> list[tuple[str, dict[str, Any]]]:
+                   first_after_s: float = 0.0, think_s: float = 0.0) -> list[tuple[str, dict[str, Any]]]:
     runs: list[tuple[str, dict[str, Any]]] = []
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as inputs:
         env = {**os.environ, "GEMFLUX_STATE_DIR": tmp, "GEMFLUX_ALLOWED_ROOTS": f"{data_dir}{os.pathsep}{inputs}"}
@@ -76,11 +81,12 @@ async def over_mcp(fasta: Path, data_dir: Path, settle_s: float, rounds: int,
             first = renamed(fasta, "fresh", Path(inputs))
             await anyio.sleep(first_after_s)
             label = f"first jobs of a fresh server, {first_after_s:g} s after connecting"
-            runs.append((label, await build_and_gapfill(client, first, "fresh")))
+            runs.append((label, await build_and_gapfill(client, first, "fresh", think_s)))
             for n in range(rounds):
                 await anyio.sleep(settle_s)
                 again = renamed(fasta, f"round{n + 1}", Path(inputs))
-                runs.append((f"running server, round {n + 1}", await build_and_gapfill(client, again, f"warm{n}")))
+                runs.append((f"running server, round {n + 1}",
+                             await build_and_gapfill(client, again, f"warm{n}", think_s)))
     return runs
 
 
@@ -97,11 +103,13 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=30.0, help="seconds between rounds (the spare warms up)")
     parser.add_argument("--rounds", type=int, default=2, help="builds on the running server")
     parser.add_argument("--first-after", type=float, default=0.0, help="seconds before the first build")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="seconds between the build's answer and the gapfill call (not counted)")
     parser.add_argument("--carve", type=Path, help="CarveMe's carve, to run it on the same proteins")
     args = parser.parse_args()
     data_dir = Path(os.environ["GEMFLUX_DATA_DIR"]).resolve()
     fasta = data_dir / "genomes" / "ecoli_k12_mg1655.faa"
-    runs = anyio.run(over_mcp, fasta, data_dir, args.settle, args.rounds, args.first_after)
+    runs = anyio.run(over_mcp, fasta, data_dir, args.settle, args.rounds, args.first_after, args.think)
     print("| run | build_model s | gapfill_model s | total s | vs 15 s | reactions added | growth /h |")
     print("|---|---|---|---|---|---|---|")
     for label, r in runs:

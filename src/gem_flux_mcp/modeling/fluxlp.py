@@ -10,6 +10,7 @@ COBRApy on the final model (modeling/gapfill.py).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -53,14 +54,22 @@ class _Instance:
     maximize: bool
 
 
-class SolverDeadline:
-    """A wall-clock budget shared by all solves of one job; past it, GAPFILL_TIMEOUT."""
+class Cancelled(Exception):
+    """Work done ahead of a request (services/gapfill_ahead.py) was called off."""
 
-    def __init__(self, seconds: float) -> None:
+
+class SolverDeadline:
+    """A wall-clock budget shared by all solves of one job; past it, GAPFILL_TIMEOUT. With
+    `cancelled`, setting that event stops the work at its next solve (`Cancelled`)."""
+
+    def __init__(self, seconds: float, cancelled: threading.Event | None = None) -> None:
         self.seconds = seconds
         self.started = time.monotonic()
+        self.cancelled = cancelled
 
     def remaining(self) -> float:
+        if self.cancelled is not None and self.cancelled.is_set():
+            raise Cancelled("called off")
         left = self.seconds - (time.monotonic() - self.started)
         if left <= 0:
             raise TimeoutError_(

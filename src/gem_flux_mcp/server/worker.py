@@ -40,6 +40,7 @@ from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.procutil import pid_alive
 from gem_flux_mcp.server import job_memory
 from gem_flux_mcp.server.job_board import JobBoard
+from gem_flux_mcp.services import gapfill_ahead
 from gem_flux_mcp.services.job_base import Job, warm_up
 
 log = logging.getLogger(__name__)
@@ -440,6 +441,8 @@ def worker_main(conn: Connection, settings: Settings, parent_pid: int) -> None:
         def progress(stage: str, fraction: float, message: str) -> None:
             conn.send(("progress", stage, fraction, message))
 
+        if not getattr(job, "takes_work_ahead", False):
+            gapfill_ahead.cancel()  # no job shares the interpreter with work done ahead of another
         tempfile.tempdir = job_dir  # the job's temporary files (aligner databases) live in its folder
         os.environ["TMPDIR"] = job_dir
         try:

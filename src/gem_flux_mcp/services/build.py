@@ -21,7 +21,7 @@ from gem_flux_mcp.modeling.inputs import (
     text_of_content,
 )
 from gem_flux_mcp.rules.catalog import GENE_CALLING, TRANSLATION_TABLE
-from gem_flux_mcp.services import results
+from gem_flux_mcp.services import gapfill_ahead, results
 from gem_flux_mcp.services.job_base import Progress, worker_biochem
 from gem_flux_mcp.services.workspace import Workspace, model_info
 from gem_flux_mcp.store.serialization import SerializedModel
@@ -67,6 +67,7 @@ class BuildJob:
         if call is not None:  # template 'auto': what was chosen and why
             summary["interpretation"]["template_choice"] = call.reason
         release_model(result.model)
+        gapfill_ahead.start(serialized.data, summary["template_used"], settings)  # while the answer is read
         return BuiltDraft(serialized.data, serialized.stats, summary, result.timings)
 
 

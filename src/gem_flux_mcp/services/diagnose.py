@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, ValidationError
-from gem_flux_mcp.services import results
-from gem_flux_mcp.services.gapfill import GAPFILL_TEMPLATES, known_atp_correction
+from gem_flux_mcp.services import gapfill_ahead, results
+from gem_flux_mcp.services.gapfill import known_atp_correction
 from gem_flux_mcp.services.job_base import Progress, worker_biochem
 from gem_flux_mcp.services.tables import write_tsv
 from gem_flux_mcp.services.workspace import Workspace, model_key
@@ -102,7 +102,7 @@ def prepare_diagnosis(ws: Workspace, model_id: object, media_id: object = None, 
     return DiagnoseJob(
         model_id=key, media_id=medium_id, model_json=ws.store.model_data(ws.workspace_id, key).decode("utf-8"),
         medium=dict(medium) if medium is not None else None, biomass=biomass,
-        template=row.template if row.template in GAPFILL_TEMPLATES else "GramNegative",
+        template=gapfill_ahead.gapfill_template(row.template),
         atp_correction=known_atp_correction(ws, row),
     )
 

@@ -10,7 +10,7 @@ from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import NotFoundError, ValidationError
 from gem_flux_mcp.rules.catalog import GAPFILL_MODE, GAPFILL_TEMPLATE, TARGET_GROWTH_RATE
-from gem_flux_mcp.services import results
+from gem_flux_mcp.services import gapfill_ahead, results
 from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium, worker_biochem
 from gem_flux_mcp.services.workspace import Workspace, model_key
 from gem_flux_mcp.store.rows import ModelRow
@@ -28,6 +28,7 @@ class GapfillOutcome:
 @dataclass(frozen=True)
 class GapfillJob(StoredModelOnMedium):
     kind: ClassVar[str] = "gapfill"
+    takes_work_ahead: ClassVar[bool] = True  # the worker leaves gapfill_ahead's work to `run`
     target_growth: float
     mode: str
     template: str
@@ -45,14 +46,17 @@ class GapfillJob(StoredModelOnMedium):
         from gem_flux_mcp.store.serialization import serialize_model
 
         progress("load", 0.01, "reading the model")
-        model = model_from_json(self.model_json)
         options = gapfill.GapfillOptions(target_growth=self.target_growth, mode=self.mode)
         previous = gapfill.AtpCorrection.from_json(self.atp_correction) if self.atp_correction else None
+        # computed while the worker waited after building this draft (gapfill_ahead.py)
+        ahead = gapfill_ahead.take(self.model_json, self.template) \
+            if previous is None and self.mode in ("full", "atp_only") else None
+        model = model_from_json(self.model_json)
         biochem = worker_biochem(settings)
         media = {self.media_id: dict(self.medium), **dict(self.other_media)}
         run = gapfill.gapfill_from_data(model, media if self.other_media else dict(self.medium), options,
                                         template_name=self.template, data_dir=settings.data_dir, biochem=biochem,
-                                        previous_atp=previous, progress=progress, inplace=True)
+                                        previous_atp=previous, progress=progress, inplace=True, atp_ahead=ahead)
         report = gapfill_report.describe(run, biochem.reaction_details, options.target_growth)
         progress("store", 0.95, "serializing the gapfilled model")
         serialized = serialize_model(run.model, self.new_model_id)
@@ -99,7 +103,7 @@ def prepare_gapfill(ws: Workspace, model_id: object, media_id: object, target_gr
     media = dict(ws.medium(m) for m in requested_media(media_id, media_ids, key))
     row = ws.store.get_model_row(ws.workspace_id, key)
     (medium_id, medium), *others = media.items()
-    template = row.template if row.template in GAPFILL_TEMPLATES else "GramNegative"
+    template = gapfill_ahead.gapfill_template(row.template)
     model_json = ws.store.model_data(ws.workspace_id, key).decode("utf-8")
     atp = known_atp_correction(ws, row)
     return GapfillJob(

@@ -46,6 +46,7 @@ from gem_flux_mcp.modeling.gapfill.network import (
 )
 from gem_flux_mcp.modeling.gapfill.run import (
     GapfillRun,
+    correct_atp_ahead,
     gapfill,
     gapfill_from_data,
     load_shared_inputs,
@@ -74,6 +75,7 @@ __all__ = [
     "complete_uptake",
     "core_reference_yields",
     "correct_atp",
+    "correct_atp_ahead",
     "evidence_discounts",
     "gapfill",
     "gapfill_from_data",

@@ -68,6 +68,13 @@ class AtpCorrection:
                    tests=[AtpTest(m, float(t)) for m, t in data["tests"]],
                    core_directions=[(r, float(lo), float(up)) for r, lo, up in data.get("core_directions", [])])
 
+    def replay(self, model: cobra.Model, core_template: Any) -> None:
+        """Make the changes `correct_atp` made, in its order, to another copy of the model it
+        corrected (the same model, not a gapfilled descendant: that is `apply`)."""
+        set_core_directions(model, self.core_directions)
+        apply_changes(model, core_template, self.added, source="atp_correction")
+        block_directions(model, self.blocked)
+
     def apply(self, model: cobra.Model, core_template: Any) -> None:
         """Make the same changes to `model` (a copy of the model this was computed on)."""
         set_core_directions(model, self.core_directions)

@@ -108,11 +108,14 @@ def pick_objective(model: cobra.Model) -> str:
 def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOptions, *, genome_template: Any,
             core_template: Any, atp_media: Mapping[str, Medium], formulas: Mapping[str, str],
             facts: ReactionFacts, previous_atp: AtpCorrection | None = None,
-            progress: Progress = lambda *_: None, inplace: bool = False) -> GapfillRun:
+            progress: Progress = lambda *_: None, inplace: bool = False,
+            atp_ahead: AtpCorrection | None = None) -> GapfillRun:
     """Gapfill a copy of `model` (the argument is not changed) on one medium, or on several
     named media at once (one cheapest set of additions that reaches the target on each).
     `inplace`: gapfill `model` itself, for a caller with no other use for it (a worker's job,
-    which read it for this; a copy of an E. coli draft takes ~0.3 s)."""
+    which read it for this; a copy of an E. coli draft takes ~0.3 s). `atp_ahead`: this model's
+    ATP correction, computed ahead by `correct_atp_ahead` on another copy of it; the run and its
+    answer are the same as with the correction computed here."""
     if options.mode not in MODES:
         raise ValidationError(ErrorCode.INVALID_GAPFILL_MODE, f"gapfill_mode must be one of {', '.join(MODES)}.",
                               details={"provided_mode": options.mode, "valid_modes": list(MODES)})
@@ -121,12 +124,7 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
     started = time.perf_counter()
     deadline = SolverDeadline(options.time_limit_s)
     work = model if inplace else model.copy()
-    # an ATP-driven transporter never runs backwards to make ATP (drafts built before this rule,
-    # imported models)
-    oriented = (orient_atp_driven_transport(work) + orient_atp_coupled_reactions(work, facts.reversibility)
-                + orient_nucleotide_making_kinases(work) + orient_phosphorylations(work, facts.deltag))
-    decarboxylations = orient_decarboxylations(work, facts.deltag)  # and no CO2 is fixed without energy
-    hydrolyses = orient_hydrolyses(work, facts.deltag)  # nor a bond made by reversing a hydrolysis
+    oriented, decarboxylations, hydrolyses = orient_for_gapfilling(work, facts)
     objective = pick_objective(work)
     no_carbon = {name: carbon_free(medium, formulas) for name, medium in named.items()}
     progress("baseline", 0.02, "growth before gapfilling")
@@ -139,6 +137,10 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
         if previous_atp is not None:
             atp, reused = previous_atp, True
             atp.apply(work, core_template)
+        elif atp_ahead is not None:  # computed on another copy of this very model: its changes again
+            progress("atp_correction", 0.3, "computed while the draft was read; its changes made again")
+            atp = atp_ahead
+            atp.replay(work, core_template)
         else:
             with _stage_errors(ErrorCode.ATP_CORRECTION_FAILED, "ATP correction"):
                 atp = correct_atp(work, core_template, atp_media, deadline, progress, facts)
@@ -185,6 +187,16 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
                       {k: round(v, 3) for k, v in timings.items()}, objective,
                       {name: (before[name], after[name]) for name in named}, uptake, oriented, decarboxylations,
                       hydrolyses)
+
+
+def orient_for_gapfilling(model: cobra.Model, facts: ReactionFacts) -> tuple[list[str], list[str], list[str]]:
+    """The directions closed before gapfilling begins, in place: an ATP-driven transporter never
+    runs backwards to make ATP (drafts built before this rule, imported models), nor a kinase
+    to remake its donor; no CO2 is fixed without energy; no bond is made by reversing a
+    hydrolysis. Returns what was closed: (ATP-making, decarboxylations, hydrolyses)."""
+    oriented = (orient_atp_driven_transport(model) + orient_atp_coupled_reactions(model, facts.reversibility)
+                + orient_nucleotide_making_kinases(model) + orient_phosphorylations(model, facts.deltag))
+    return oriented, orient_decarboxylations(model, facts.deltag), orient_hydrolyses(model, facts.deltag)
 
 
 def _infeasible(model: cobra.Model, template: Any, named: Mapping[str, Medium], short: list[str], objective: str,
@@ -259,9 +271,25 @@ def load_shared_inputs(data_dir: Path, biochem: Any, template_name: str) -> None
                 deltag=facts.deltag)
 
 
+def correct_atp_ahead(model: cobra.Model, *, template_name: str, data_dir: Path, biochem: Any,
+                      deadline: SolverDeadline) -> AtpCorrection:
+    """Stage 1 for `model`, in place, before its gapfill is asked for (a worker's idle time after
+    a build: services/gapfill_ahead.py): what `gapfill` does first, the directions closed and the
+    ATP correction, which depends on the model alone, not on the medium. `gapfill(...,
+    atp_ahead=the result)` on another copy of the same model replays its changes."""
+    from gem_flux_mcp.data.templates import ATP_TEMPLATE, load_template
+
+    genome_template = load_template(data_dir, template_name)
+    core_template = load_template(data_dir, ATP_TEMPLATE)
+    facts = reaction_facts(biochem, (genome_template, core_template), model)
+    orient_for_gapfilling(model, facts)
+    return correct_atp(model, core_template, load_atp_media(atp_media_path()), deadline, lambda *_: None, facts)
+
+
 def gapfill_from_data(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOptions, *, template_name: str,
                       data_dir: Path, biochem: Any, previous_atp: AtpCorrection | None = None,
-                      progress: Progress = lambda *_: None, inplace: bool = False) -> GapfillRun:
+                      progress: Progress = lambda *_: None, inplace: bool = False,
+                      atp_ahead: AtpCorrection | None = None) -> GapfillRun:
     """`gapfill` with templates, ATP media and biochemistry facts loaded from the data folder."""
     from gem_flux_mcp.data.templates import ATP_TEMPLATE, load_template
 
@@ -275,4 +303,4 @@ def gapfill_from_data(model: cobra.Model, media: Medium | NamedMedia, options: G
     facts = reaction_facts(biochem, (genome_template, core_template), model)
     return gapfill(model, named, options, genome_template=genome_template, core_template=core_template,
                    atp_media=atp_media, formulas=formulas, facts=facts, previous_atp=previous_atp,
-                   progress=progress, inplace=inplace)
+                   progress=progress, inplace=inplace, atp_ahead=atp_ahead)

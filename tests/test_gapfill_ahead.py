@@ -1,0 +1,112 @@
+"""A draft's ATP correction computed ahead of its gapfill (services/gapfill_ahead.py): the gapfill
+that replays it gives the very model and answer one that computes it gives, and work ahead is
+taken only for the draft and template it was computed for, or called off."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import cobra
+import pytest
+from cobra.io import model_to_dict, to_json
+
+from gem_flux_mcp.config import Settings
+from gem_flux_mcp.data.biochem import BiochemIndex
+from gem_flux_mcp.modeling import gapfill as gf
+from gem_flux_mcp.modeling.fluxlp import Cancelled, SolverDeadline
+from gem_flux_mcp.modeling.gapfill.report import describe
+from gem_flux_mcp.modeling.json_model import model_from_json
+from gem_flux_mcp.services import gapfill_ahead
+from models import medium_of, modelseed_core_model
+
+
+def _leaky_core(data_dir: Path) -> cobra.Model:
+    """The ModelSEED core model with every reaction open both ways and a reaction that makes ATP
+    from ADP and phosphate for nothing (gapfilling closes that first, as a hydrolysis run
+    backwards): its ATP correction sets ~100 directions from the Core template and blocks some."""
+    model = modelseed_core_model(data_dir)
+    for reaction in model.reactions:
+        reaction.bounds = (-1000.0, 1000.0)
+    leak = cobra.Reaction("LEAK_c0", lower_bound=-1000.0, upper_bound=1000.0)
+    leak.add_metabolites({model.metabolites.get_by_id(m): c for m, c in
+                          (("cpd00008_c0", -1), ("cpd00009_c0", -1), ("cpd00002_c0", 1), ("cpd00001_c0", 1))})
+    model.add_reactions([leak])
+    return model
+
+
+def _both_ways(document: str, data_dir: Path, biochem: BiochemIndex,
+               medium: dict[str, tuple[float, float]]) -> tuple[gf.GapfillRun, gf.GapfillRun]:
+    """(the gapfill that computes its ATP correction, the one that replays it computed ahead on
+    another copy of the same model), each on its own reading of `document`."""
+    ahead = gf.correct_atp_ahead(model_from_json(document), template_name="GramNegative", data_dir=data_dir,
+                                 biochem=biochem, deadline=SolverDeadline(600.0))
+    runs = [gf.gapfill_from_data(model_from_json(document), medium, gf.GapfillOptions(), template_name="GramNegative",
+                                 data_dir=data_dir, biochem=biochem, inplace=True, atp_ahead=given)
+            for given in (None, ahead)]
+    return runs[0], runs[1]
+
+
+def _same_run(fresh: gf.GapfillRun, replayed: gf.GapfillRun, biochem: BiochemIndex) -> None:
+    assert replayed.atp is not None and fresh.atp is not None and not replayed.atp_reused
+    assert replayed.atp.to_json() == fresh.atp.to_json()
+    assert model_to_dict(replayed.model) == model_to_dict(fresh.model)
+
+    def answer(run: gf.GapfillRun) -> dict[str, Any]:
+        return {k: v for k, v in describe(run, biochem.reaction_details, 0.01).items() if k != "timings_s"}
+
+    assert answer(replayed) == answer(fresh)
+
+
+def test_a_correction_computed_ahead_gives_the_same_gapfill(data_dir: Path, biochem: BiochemIndex) -> None:
+    document = to_json(_leaky_core(data_dir))
+    fresh, replayed = _both_ways(document, data_dir, biochem, medium_of(data_dir, "glucose_minimal_aerobic"))
+    # the correction changed the model (directions set from the Core template, ATP-making ones closed): a real replay
+    assert fresh.atp is not None and len(fresh.atp.core_directions) > 50 and fresh.atp.blocked
+    _same_run(fresh, replayed, biochem)
+
+
+@pytest.mark.slow
+def test_the_ecoli_drafts_gapfill_is_the_same_with_its_correction_computed_ahead(
+        ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex) -> None:
+    fresh, replayed = _both_ways(to_json(ecoli), data_dir, biochem, medium_of(data_dir, "glucose_minimal_aerobic"))
+    assert fresh.atp is not None and fresh.atp.blocked and fresh.atp.core_directions
+    assert fresh.growth_after > 0.01
+    _same_run(fresh, replayed, biochem)
+
+
+def test_work_ahead_is_taken_only_for_its_draft_and_template(data_dir: Path, cache_dir: Path, tmp_path: Path,
+                                                             biochem: BiochemIndex) -> None:
+    settings = Settings.resolve(data_dir, tmp_path / "state", cache_dir)
+    document = to_json(modelseed_core_model(data_dir))
+    expected = gf.correct_atp_ahead(model_from_json(document), template_name="GramNegative", data_dir=data_dir,
+                                    biochem=biochem, deadline=SolverDeadline(600.0))
+    # a draft built with a template gapfilling does not have is gapfilled with GramNegative
+    assert gapfill_ahead.start(document.encode(), "Core-V5.2", settings)
+    taken = gapfill_ahead.take(document, "GramNegative")
+    assert taken is not None and taken.to_json() == expected.to_json()
+    assert gapfill_ahead.take(document, "GramNegative") is None  # taken once
+    for other_template, other_document in (("GramPositive", document), ("GramNegative", document + " ")):
+        assert gapfill_ahead.start(document.encode(), "GramNegative", settings)
+        assert gapfill_ahead.take(other_document, other_template) is None
+        assert not [t for t in threading.enumerate() if t.name == "gemflux-gapfill-ahead"]
+
+
+def test_work_ahead_is_called_off_and_off_when_asked(data_dir: Path, cache_dir: Path, tmp_path: Path,
+                                                     biochem: BiochemIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = Settings.resolve(data_dir, tmp_path / "state", cache_dir)
+    document = to_json(modelseed_core_model(data_dir)).encode()
+    assert gapfill_ahead.start(document, "GramNegative", settings)
+    gapfill_ahead.cancel()  # another job came: it stops, and is waited for
+    assert not [t for t in threading.enumerate() if t.name == "gemflux-gapfill-ahead"]
+    assert gapfill_ahead.take(document.decode(), "GramNegative") is None
+    cancelled = threading.Event()
+    cancelled.set()
+    with pytest.raises(Cancelled):
+        SolverDeadline(600.0, cancelled).remaining()
+    monkeypatch.setenv(gapfill_ahead.ENV_GAPFILL_AHEAD, "0")
+    assert not gapfill_ahead.start(document, "GramNegative", settings)
+    monkeypatch.delenv(gapfill_ahead.ENV_GAPFILL_AHEAD)
+    limited = Settings(settings.data_dir, settings.state_dir, settings.cache_dir, job_memory_mb=512)
+    assert not gapfill_ahead.start(document, "GramNegative", limited)
