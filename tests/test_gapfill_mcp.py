@@ -51,6 +51,8 @@ async def test_build_gapfill_fba_over_mcp(server_env: dict[str, str], data_dir: 
         assert len(json.dumps(result)) < 80_000  # ~20k tokens
         stages = [m.split(":")[0] for _, m in progress]
         assert {"atp_correction", "genomescale", "verify"} <= set(stages), stages
+        # the draft's worker computed stage 1 while the build's answer travelled (gapfill_ahead.py)
+        assert any(m.startswith("atp_correction: computed while the draft was read") for _, m in progress), progress
         values = [v for v, _ in progress]
         assert values == sorted(values) and values[-1] == 100
         assert len(lookups) >= 3 and max(lookups) < 2.0, lookups
