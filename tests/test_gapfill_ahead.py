@@ -110,3 +110,20 @@ def test_work_ahead_is_called_off_and_off_when_asked(data_dir: Path, cache_dir: 
     monkeypatch.delenv(gapfill_ahead.ENV_GAPFILL_AHEAD)
     limited = Settings(settings.data_dir, settings.state_dir, settings.cache_dir, job_memory_mb=512)
     assert not gapfill_ahead.start(document, "GramNegative", limited)
+
+
+def test_a_gapfill_that_needs_no_stage_1_calls_the_work_ahead_off(data_dir: Path, cache_dir: Path, tmp_path: Path,
+                                                                   biochem: BiochemIndex) -> None:
+    """A gapfill without ATP correction (or with one known already) does not run beside work ahead."""
+    from gem_flux_mcp.services.gapfill import GapfillJob
+
+    settings = Settings.resolve(data_dir, tmp_path / "state", cache_dir)
+    document = to_json(_leaky_core(data_dir))
+    assert gapfill_ahead.start(document.encode(), "GramNegative", settings)
+    job = GapfillJob(model_id="core", media_id="glucose_minimal_aerobic", model_json=document,
+                     medium=medium_of(data_dir, "glucose_minimal_aerobic"), target_growth=0.01,
+                     mode="genomescale_only", template="GramNegative", new_model_id="core.gf")
+    outcome = job.run(settings, lambda *_: None)
+    assert outcome.atp_correction is None
+    assert not [t for t in threading.enumerate() if t.name == "gemflux-gapfill-ahead"]
+    assert gapfill_ahead.take(document, "GramNegative") is None  # called off, not left for later

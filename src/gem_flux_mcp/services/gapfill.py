@@ -48,9 +48,12 @@ class GapfillJob(StoredModelOnMedium):
         progress("load", 0.01, "reading the model")
         options = gapfill.GapfillOptions(target_growth=self.target_growth, mode=self.mode)
         previous = gapfill.AtpCorrection.from_json(self.atp_correction) if self.atp_correction else None
-        # computed while the worker waited after building this draft (gapfill_ahead.py)
-        ahead = gapfill_ahead.take(self.model_json, self.template) \
-            if previous is None and self.mode in ("full", "atp_only") else None
+        ahead = None
+        if previous is None and self.mode in ("full", "atp_only"):
+            # computed while the worker waited after building this draft (gapfill_ahead.py)
+            ahead = gapfill_ahead.take(self.model_json, self.template)
+        else:
+            gapfill_ahead.cancel()  # a stage 1 known already, or none to run: nothing ahead is used
         model = model_from_json(self.model_json)
         biochem = worker_biochem(settings)
         media = {self.media_id: dict(self.medium), **dict(self.other_media)}
