@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import NotFoundError, ValidationError
-from gem_flux_mcp.rules.catalog import GAPFILL_MODE, GAPFILL_TEMPLATE, TARGET_GROWTH_RATE
+from gem_flux_mcp.rules.catalog import GAPFILL_MODE, TARGET_GROWTH_RATE
 from gem_flux_mcp.services import gapfill_ahead, results
 from gem_flux_mcp.services.job_base import Progress, StoredModelOnMedium, worker_biochem
 from gem_flux_mcp.services.workspace import Workspace, model_key
@@ -49,7 +49,7 @@ class GapfillJob(StoredModelOnMedium):
         options = gapfill.GapfillOptions(target_growth=self.target_growth, mode=self.mode)
         previous = gapfill.AtpCorrection.from_json(self.atp_correction) if self.atp_correction else None
         ahead = None
-        if previous is None and self.mode in ("full", "atp_only"):
+        if previous is None and self.mode in gapfill.ATP_CORRECTION_MODES:
             # computed while the worker waited after building this draft (gapfill_ahead.py)
             ahead = gapfill_ahead.take(self.model_json, self.template)
         else:
@@ -70,7 +70,6 @@ class GapfillJob(StoredModelOnMedium):
 
 MAX_GAPFILL_MEDIA = 10
 PAGE_SIZE = 50  # added reactions per answer (get_model pages the rest)
-GAPFILL_TEMPLATES: tuple[str, ...] = GAPFILL_TEMPLATE.values
 
 
 def requested_media(media_id: object, media_ids: object, model_id: str = "E_coli.draft") -> list[object]:

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ENV_GAPFILL_AHEAD = "GEMFLUX_GAPFILL_AHEAD"
-TIME_LIMIT_S = 600.0  # a gapfill's own solver budget (GapfillOptions.time_limit_s)
 
 
 @dataclass
@@ -66,7 +65,7 @@ def start(model_json: bytes, model_template: str | None, settings: Settings) -> 
 
     def work() -> None:
         from gem_flux_mcp.modeling.fluxlp import Cancelled, SolverDeadline
-        from gem_flux_mcp.modeling.gapfill import correct_atp_ahead
+        from gem_flux_mcp.modeling.gapfill import GapfillOptions, correct_atp_ahead
         from gem_flux_mcp.modeling.json_model import model_from_json
         from gem_flux_mcp.modeling.solver_memory import release_model
 
@@ -75,7 +74,8 @@ def start(model_json: bytes, model_template: str | None, settings: Settings) -> 
             model = model_from_json(model_json)
             ahead.result = correct_atp_ahead(model, template_name=template, data_dir=settings.data_dir,
                                              biochem=worker_biochem(settings),
-                                             deadline=SolverDeadline(TIME_LIMIT_S, ahead.cancelled))
+                                             deadline=SolverDeadline(GapfillOptions().time_limit_s,
+                                                                     ahead.cancelled))  # a gapfill's budget
         except Cancelled:
             pass
         except Exception:  # the gapfill computes it itself, and reports what fails there

@@ -33,6 +33,7 @@ from gem_flux_mcp.modeling.gapfill.changes import apply_changes, block_direction
 from gem_flux_mcp.modeling.gapfill.checks import atp_with_nothing, carbon_free, growth_on, quality_checks
 from gem_flux_mcp.modeling.gapfill.genome_scale import GenomeScaleResult, gapfill_genome_scale
 from gem_flux_mcp.modeling.gapfill.network import (
+    ATP_CORRECTION_MODES,
     MODES,
     AtpTest,
     GapfillOptions,
@@ -56,6 +57,7 @@ from gem_flux_mcp.modeling.gapfill.run import (
 from gem_flux_mcp.modeling.gapfill.uptake import UptakeResult, complete_uptake
 
 __all__ = [
+    "ATP_CORRECTION_MODES",
     "MODES",
     "AtpCorrection",
     "AtpTest",

@@ -71,14 +71,15 @@ class AtpCorrection:
     def replay(self, model: cobra.Model, core_template: Any) -> None:
         """Make the changes `correct_atp` made, in its order, to another copy of the model it
         corrected (the same model, not a gapfilled descendant: that is `apply`)."""
-        set_core_directions(model, self.core_directions)
-        apply_changes(model, core_template, self.added, source="atp_correction")
-        block_directions(model, self.blocked)
+        self._change(model, core_template, self.added)
 
     def apply(self, model: cobra.Model, core_template: Any) -> None:
         """Make the same changes to `model` (a copy of the model this was computed on)."""
+        self._change(model, core_template, [a for a in self.added if a[0] not in model.reactions])
+
+    def _change(self, model: cobra.Model, core_template: Any, added: list[tuple[str, int]]) -> None:
         set_core_directions(model, self.core_directions)
-        apply_changes(model, core_template, [a for a in self.added if a[0] not in model.reactions], "atp_correction")
+        apply_changes(model, core_template, added, source="atp_correction")
         block_directions(model, self.blocked)
 
 

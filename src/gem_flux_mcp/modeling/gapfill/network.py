@@ -28,6 +28,7 @@ NamedMedia = Mapping[str, Medium]  # medium name -> medium
 Progress = Callable[[str, float, str], None]
 
 MODES = ("full", "atp_only", "genomescale_only")
+ATP_CORRECTION_MODES = ("full", "atp_only")  # the modes that run stage 1
 ATP_TEST = "gemflux_atp_test"  # ATP + H2O -> ADP + Pi + H+, added to the LP only: every model has it
 ATP_HYDROLYSIS = {"cpd00002_c0": -1.0, "cpd00001_c0": -1.0, "cpd00008_c0": 1.0, "cpd00009_c0": 1.0,
                   "cpd00067_c0": 1.0}

@@ -26,6 +26,7 @@ from gem_flux_mcp.modeling.gapfill.changes import evidence_discounts
 from gem_flux_mcp.modeling.gapfill.checks import carbon_free, growth_on, quality_checks
 from gem_flux_mcp.modeling.gapfill.genome_scale import GenomeScaleResult, gapfill_genome_scale
 from gem_flux_mcp.modeling.gapfill.network import (
+    ATP_CORRECTION_MODES,
     EMPTY_THRESHOLD,
     MODES,
     RXN_ID,
@@ -133,7 +134,7 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
 
     atp: AtpCorrection | None = None
     reused = False
-    if options.mode in ("full", "atp_only"):
+    if options.mode in ATP_CORRECTION_MODES:
         if previous_atp is not None:
             atp, reused = previous_atp, True
             atp.apply(work, core_template)
