@@ -119,26 +119,30 @@ async def test_explain_essentiality_over_mcp(server_env: dict[str, str], tmp_pat
             == ["ENO", "b4025"]
 
 
-ACC_AND_FABD = {"accA": ACCA, "accB": "NP_417721.1", "accC": "NP_417722.1", "accD": "NP_416819.1",
-                "fabD": "NP_415610.1"}
+FATTY_ACID_SYNTHESIS = {"accA": ACCA, "accB": "NP_417721.1", "accC": "NP_417722.1", "accD": "NP_416819.1",
+                        "fabD": "NP_415610.1", "fabI": "NP_415804.1"}
 
 
-def test_acetyl_coa_carboxylase_and_fabd_are_essential_on_glucose(ecoli_run: Any, data_dir: Path) -> None:
+def test_acetyl_coa_carboxylase_fabd_and_fabi_are_essential_on_glucose(ecoli_run: Any, data_dir: Path) -> None:
     """With decarboxylations one way (modeling/decarboxylation.py), malonyl-ACP comes only from
-    acetyl-CoA carboxylase and malonyl-CoA:ACP transacylase, as in the cell: COBRApy's own
-    single-gene deletions find all five essential (in vivo they are)."""
+    acetyl-CoA carboxylase and malonyl-CoA:ACP transacylase, as in the cell; with acyl-CoA
+    dehydrogenases oxidising only (modeling/acyl_coa_dehydrogenases.py), fatty acids come from
+    fatty-acid synthesis, not from beta-oxidation run backwards, so its enoyl-ACP reductase (fabI)
+    is needed: COBRApy's own single-gene deletions find all six essential (in vivo they are)."""
     model = ecoli_run[0].model
     with model:
         apply_exchange_medium(model, medium_of(data_dir, "glucose_minimal_aerobic"))
         model.objective = "bio1"
         wild_type = model.slim_optimize()
-        deletions = single_gene_deletion(model, gene_list=sorted(ACC_AND_FABD.values()), processes=1)
+        deletions = single_gene_deletion(model, gene_list=sorted(FATTY_ACID_SYNTHESIS.values()), processes=1)
     growth = {next(iter(ids)): g for ids, g in zip(deletions["ids"], deletions["growth"], strict=True)}
     assert wild_type > 0.1
-    assert {name: round(float(growth[gene]), 6) for name, gene in ACC_AND_FABD.items()} == dict.fromkeys(
-        ACC_AND_FABD, 0.0)
+    assert {name: round(float(growth[gene]), 6) for name, gene in FATTY_ACID_SYNTHESIS.items()} == dict.fromkeys(
+        FATTY_ACID_SYNTHESIS, 0.0)
     decarboxylase = model.reactions.get_by_id("rxn08861_c0")  # malonyl-ACP -> acetyl-ACP + CO2
     assert decarboxylase.lower_bound == 0.0 and "decarboxylation" in decarboxylase.notes["gemflux_direction"]
+    fade = model.reactions.get_by_id("rxn02679_c0")  # FAD + octanoyl-CoA <=> FADH2 + (2E)-octenoyl-CoA
+    assert fade.bounds == (0.0, 1000.0) and "acyl-CoA dehydrogenase" in fade.notes["gemflux_direction"]
 
 
 def test_a_planted_reversed_carboxylation_is_named_as_the_bypass(ecoli_run: Any, data_dir: Path,

@@ -22,6 +22,7 @@ from ..data.reference import Reference
 from ..data.templates import import_modelseedpy, load_template
 from ..errors import LibraryError
 from . import align
+from .acyl_coa_dehydrogenases import orient_acyl_coa_dehydrogenases
 from .annotate import (
     WEAK_EVIDENCE_NOTE,
     HomologyEvidence,
@@ -227,6 +228,7 @@ def build_draft(
     decarboxylations = orient_decarboxylations(model, deltag)
     hydrolyses = orient_hydrolyses(model, deltag)  # nor joins what water split
     phosphorylations = orient_phosphorylations(model, deltag)  # nor remakes ATP or PEP from an ester
+    acyl_coa = orient_acyl_coa_dehydrogenases(model)  # nor runs beta-oxidation backwards
     gene_sources: dict[str, set[str]] = {}
     for (gene, _), items in role_sources.items():
         gene_sources.setdefault(gene, set()).update(item["source"] for item in items)
@@ -261,6 +263,7 @@ def build_draft(
         "decarboxylations_made_one_way": len(decarboxylations),
         "hydrolyses_made_one_way": len(hydrolyses),
         "phosphorylations_made_one_way": len(phosphorylations),
+        "acyl_coa_dehydrogenases_made_one_way": len(acyl_coa),
         "branched_lipids_replaced": len(straight),
         "branched_lipids_either_chain": len(either),
         "menaquinones_either_chain": len(quinones),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gem_flux_mcp.modeling.acyl_coa_dehydrogenases import acyl_coa_oxidation_sign
 from gem_flux_mcp.modeling.decarboxylation import decarboxylating_sign
 from gem_flux_mcp.modeling.energy import driven_transport_sign, moves_solute, nucleotide_making_sign
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
@@ -170,7 +171,8 @@ class Network:
             template_reaction = find_template_reaction(template, reaction.id)
             gapfill_dir = getattr(template_reaction, "GapfillDirection", "=") if template_reaction else ""
             offered = _offered_directions(gapfill_dir, stoich, reversibility.get(reaction.id.split("_")[0], "?"),
-                                          deltag.get(reaction.id.split("_")[0]))
+                                          deltag.get(reaction.id.split("_")[0]),
+                                          acyl_coa_oxidation_sign(reaction.metabolites))
             self._note_transport(reaction.id, stoich)
             for sign in (1, -1):
                 top = upper if sign > 0 else -lower
@@ -191,7 +193,8 @@ class Network:
             self._note_transport(rid, stoich)
             for sign in _offered_directions(template_reaction.GapfillDirection, stoich,
                                             reversibility.get(template_reaction.id.split("_")[0], "?"),
-                                            deltag.get(template_reaction.id.split("_")[0])):
+                                            deltag.get(template_reaction.id.split("_")[0]),
+                                            acyl_coa_oxidation_sign(template_reaction.metabolites)):
                 cost = _direction_cost(template_reaction, sign) * discounts.get(rid, 1.0)
                 add(Flux(rid, sign, "template", cost), stoich, 0.0, 0.0)
             new_extracellular.update(m for m in stoich if re.match(r"^cpd\d{5}_e0$", m))
@@ -275,15 +278,20 @@ def find_template_reaction(template: Any, reaction_id: str) -> Any:
 
 
 def _offered_directions(gapfill_direction: str, stoichiometry: Mapping[str, float],
-                        database: str = "?", deltag: float | None = None) -> tuple[int, ...]:
+                        database: str = "?", deltag: float | None = None,
+                        oxidation: int | None = None) -> tuple[int, ...]:
     """The directions gapfilling may add: those the template allows, less the direction
     ModelSEED's thermodynamic estimate rules out (`database` '>' or '<': e.g. nitric oxide
     dioxygenase run backwards would make O2 from nitrate), the ATP-making direction of an
     ATP-driven transporter, the CO2-fixing direction of a decarboxylation (decarboxylation.py), the
     bond-making direction of a hydrolysis (hydrolysis.py), the direction of a pyruvate or
     carbamate kinase that spends a triphosphate (energy.py) and the direction of a kinase that
-    remakes ATP or PEP from a phosphate ester (phosphorylation.py)."""
+    remakes ATP or PEP from a phosphate ester (phosphorylation.py). An acyl-CoA dehydrogenase the
+    template allows both ways is offered as the oxidation only, `oxidation` being that direction
+    (acyl_coa_dehydrogenases.py); a template direction that is a reduction only stays."""
     allowed = {"=": (1, -1), ">": (1,), "<": (-1,)}.get(gapfill_direction, ())
+    if oxidation is not None and len(allowed) == 2:
+        allowed = (oxidation,)
     possible = {">": (1,), "<": (-1,)}.get(database, (1, -1))
     required = _required_signs(tuple(stoichiometry.items()), deltag)
     return tuple(s for s in allowed if s in possible and all(s == sign for sign in required))

@@ -200,6 +200,9 @@ def _warnings(run: GapfillRun) -> list[str]:
     if run.hydrolyses_oriented:
         notes.append(f"{len(run.hydrolyses_oriented)} hydrolyses could run backwards (joining what water splits, "
                      "without an energy source); they now only split.")
+    if run.acyl_coa_oriented:
+        notes.append(f"{len(run.acyl_coa_oriented)} acyl-CoA dehydrogenases could run backwards (beta-oxidation "
+                     "reversed on free FADH2); they now only oxidise.")
     if not quality["growth_without_carbon"]["passed"]:
         notes.append("The model grows without a carbon source: check mass-imbalanced reactions.")
     if not quality["growth_on_medium"]["passed"]:

@@ -14,6 +14,7 @@ import numpy as np
 
 from gem_flux_mcp.error_codes import ErrorCode
 from gem_flux_mcp.errors import GemFluxError, InfeasibilityError, LibraryError, ValidationError
+from gem_flux_mcp.modeling.acyl_coa_dehydrogenases import orient_acyl_coa_dehydrogenases
 from gem_flux_mcp.modeling.decarboxylation import orient_decarboxylations
 from gem_flux_mcp.modeling.energy import (
     orient_atp_coupled_reactions,
@@ -72,6 +73,7 @@ class GapfillRun:
     atp_transport_oriented: list[str] = field(default_factory=list)
     decarboxylations_oriented: list[str] = field(default_factory=list)  # CO2-fixing directions closed first
     hydrolyses_oriented: list[str] = field(default_factory=list)  # bond-making directions of hydrolyses closed first
+    acyl_coa_oriented: list[str] = field(default_factory=list)  # enoyl-CoA reductions by FADH2 closed first
 
 
 @contextlib.contextmanager
@@ -125,7 +127,7 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
     started = time.perf_counter()
     deadline = SolverDeadline(options.time_limit_s)
     work = model if inplace else model.copy()
-    oriented, decarboxylations, hydrolyses = orient_for_gapfilling(work, facts)
+    oriented, decarboxylations, hydrolyses, acyl_coa = orient_for_gapfilling(work, facts)
     objective = pick_objective(work)
     no_carbon = {name: carbon_free(medium, formulas) for name, medium in named.items()}
     progress("baseline", 0.02, "growth before gapfilling")
@@ -187,17 +189,20 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
     return GapfillRun(work, min(before.values()), min(after.values()), atp, reused, genome, quality,
                       {k: round(v, 3) for k, v in timings.items()}, objective,
                       {name: (before[name], after[name]) for name in named}, uptake, oriented, decarboxylations,
-                      hydrolyses)
+                      hydrolyses, acyl_coa)
 
 
-def orient_for_gapfilling(model: cobra.Model, facts: ReactionFacts) -> tuple[list[str], list[str], list[str]]:
+def orient_for_gapfilling(model: cobra.Model,
+                          facts: ReactionFacts) -> tuple[list[str], list[str], list[str], list[str]]:
     """The directions closed before gapfilling begins, in place: an ATP-driven transporter never
     runs backwards to make ATP (drafts built before this rule, imported models), nor a kinase
     to remake its donor; no CO2 is fixed without energy; no bond is made by reversing a
-    hydrolysis. Returns what was closed: (ATP-making, decarboxylations, hydrolyses)."""
+    hydrolysis; no acyl-CoA dehydrogenase reduces an enoyl-CoA. Returns what was closed:
+    (ATP-making, decarboxylations, hydrolyses, acyl-CoA dehydrogenases)."""
     oriented = (orient_atp_driven_transport(model) + orient_atp_coupled_reactions(model, facts.reversibility)
                 + orient_nucleotide_making_kinases(model) + orient_phosphorylations(model, facts.deltag))
-    return oriented, orient_decarboxylations(model, facts.deltag), orient_hydrolyses(model, facts.deltag)
+    return (oriented, orient_decarboxylations(model, facts.deltag), orient_hydrolyses(model, facts.deltag),
+            orient_acyl_coa_dehydrogenases(model))
 
 
 def _infeasible(model: cobra.Model, template: Any, named: Mapping[str, Medium], short: list[str], objective: str,
