@@ -85,7 +85,9 @@ def test_work_ahead_is_taken_only_for_its_draft_and_template(data_dir: Path, cac
     # a draft built with a template gapfilling does not have is gapfilled with GramNegative
     assert gapfill_ahead.start(document.encode(), "Core-V5.2", settings)
     taken = gapfill_ahead.take(document, "GramNegative")
-    assert taken is not None and taken.to_json() == expected.to_json()
+    assert taken is not None and taken.atp.to_json() == expected.to_json()
+    # and the draft read again, untouched by the correction, for the gapfill job
+    assert taken.draft is not None and model_to_dict(taken.draft) == model_to_dict(model_from_json(document))
     assert gapfill_ahead.take(document, "GramNegative") is None  # taken once
     for other_template, other_document in (("GramPositive", document), ("GramNegative", document + " ")):
         assert gapfill_ahead.start(document.encode(), "GramNegative", settings)
@@ -127,3 +129,26 @@ def test_a_gapfill_that_needs_no_stage_1_calls_the_work_ahead_off(data_dir: Path
     assert outcome.atp_correction is None
     assert not [t for t in threading.enumerate() if t.name == "gemflux-gapfill-ahead"]
     assert gapfill_ahead.take(document, "GramNegative") is None  # called off, not left for later
+
+
+def test_a_gapfill_job_given_the_work_ahead_answers_as_one_without(data_dir: Path, cache_dir: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job that takes the correction and the draft read ahead stores the same model and gives the
+    same answer as the job that reads and corrects the draft itself."""
+    from gem_flux_mcp.services.gapfill import GapfillJob
+
+    settings = Settings.resolve(data_dir, tmp_path / "state", cache_dir)
+    document = to_json(_leaky_core(data_dir))
+    job = GapfillJob(model_id="core", media_id="glucose_minimal_aerobic", model_json=document,
+                     medium=medium_of(data_dir, "glucose_minimal_aerobic"), target_growth=0.01,
+                     mode="full", template="GramNegative", new_model_id="core.gf")
+    messages: list[str] = []
+    assert gapfill_ahead.start(document.encode(), "GramNegative", settings)
+    with_ahead = job.run(settings, lambda _stage, _fraction, message: messages.append(message))
+    assert any("computed while the draft was read" in m for m in messages)  # it was taken
+    monkeypatch.setenv(gapfill_ahead.ENV_GAPFILL_AHEAD, "0")
+    assert not gapfill_ahead.start(document.encode(), "GramNegative", settings)
+    without = job.run(settings, lambda *_: None)
+    assert with_ahead.data == without.data and with_ahead.atp_correction == without.atp_correction
+    assert {k: v for k, v in with_ahead.report.items() if k != "timings_s"} == \
+        {k: v for k, v in without.report.items() if k != "timings_s"}

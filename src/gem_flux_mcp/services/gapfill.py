@@ -54,12 +54,13 @@ class GapfillJob(StoredModelOnMedium):
             ahead = gapfill_ahead.take(self.model_json, self.template)
         else:
             gapfill_ahead.cancel()  # a stage 1 known already, or none to run: nothing ahead is used
-        model = model_from_json(self.model_json)
+        model = ahead.draft if ahead is not None and ahead.draft is not None else model_from_json(self.model_json)
         biochem = worker_biochem(settings)
         media = {self.media_id: dict(self.medium), **dict(self.other_media)}
         run = gapfill.gapfill_from_data(model, media if self.other_media else dict(self.medium), options,
                                         template_name=self.template, data_dir=settings.data_dir, biochem=biochem,
-                                        previous_atp=previous, progress=progress, inplace=True, atp_ahead=ahead)
+                                        previous_atp=previous, progress=progress, inplace=True,
+                                        atp_ahead=ahead.atp if ahead is not None else None)
         report = gapfill_report.describe(run, biochem.reaction_details, options.target_growth)
         progress("store", 0.95, "serializing the gapfilled model")
         serialized = serialize_model(run.model, self.new_model_id)
