@@ -7,8 +7,8 @@ very draft (the same JSON, the same template) then replays it instead of computi
 model and answer are the same (tests/test_gapfill_ahead.py). The thread then reads the draft once
 more, untouched, for that job (~0.6 s it need not spend). Any other job the worker is sent
 first calls it off: the thread stops at its next LP solve (or once that second reading is done)
-and is waited for, so no job shares the interpreter with it. Off under a job memory limit (the limit counts one job's memory) and with
-GEMFLUX_GAPFILL_AHEAD=0.
+and is waited for, so no job shares the interpreter with it. Off under a job memory limit (the
+limit counts one job's memory) and with GEMFLUX_GAPFILL_AHEAD=0.
 """
 
 from __future__ import annotations
