@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
-from .energy import keep_direction
+from .energy import keep_direction, one_compartment_compounds
 
 if TYPE_CHECKING:
     import cobra
@@ -49,20 +49,17 @@ def acyl_coa_oxidation_sign(metabolites: Mapping[Named, float]) -> int | None:
     dehydrogenation by FAD (module docstring), -1 when the reverse is, else None."""
     if not any(met.id.startswith(FADH2) for met in metabolites):  # most reactions: at once
         return None
-    coefficients: dict[str, float] = {}
-    names: dict[str, str] = {}
-    places = set()
-    for met, coefficient in metabolites.items():
-        compound, _, place = met.id.partition("_")
-        coefficients[compound] = coefficients.get(compound, 0.0) + coefficient
-        names[compound] = met.name or ""
-        places.add(place)
+    found = one_compartment_compounds({met.id: c for met, c in metabolites.items()})
+    if found is None:
+        return None
+    coefficients = found[0]
     fad, fadh2 = coefficients.get(FAD, 0.0), coefficients.get(FADH2, 0.0)
-    if len(places) != 1 or not fad or fad * fadh2 >= 0:
+    if not fad or fad * fadh2 >= 0:
         return None
     others = {cpd: c for cpd, c in coefficients.items() if cpd not in UNINVOLVED | {FAD, FADH2} and c}
     if len(others) != 2 or sum(1 for c in others.values() if c < 0) != 1:
         return None
+    names = {met.id.split("_")[0]: met.name or "" for met in metabolites}
     if not all(COA_THIOESTER.search(names[cpd]) for cpd in others):
         return None
     return 1 if fad < 0 else -1
