@@ -283,13 +283,20 @@ def correct_atp_ahead(model: cobra.Model, *, template_name: str, data_dir: Path,
     a build: services/gapfill_ahead.py): what `gapfill` does first, the directions closed and the
     ATP correction, which depends on the model alone, not on the medium. `gapfill(...,
     atp_ahead=the result)` on another copy of the same model replays its changes."""
+    _, core_template, atp_media, facts = _inputs(model, template_name, data_dir, biochem)
+    orient_for_gapfilling(model, facts)
+    return correct_atp(model, core_template, atp_media, deadline, lambda *_: None, facts)
+
+
+def _inputs(model: cobra.Model, template_name: str, data_dir: Path,
+            biochem: Any) -> tuple[Any, Any, dict[str, dict[str, tuple[float, float]]], ReactionFacts]:
+    """(the genome template, the ATP template, the ATP test media, the reaction facts) for `model`."""
     from gem_flux_mcp.data.templates import ATP_TEMPLATE, load_template
 
     genome_template = load_template(data_dir, template_name)
     core_template = load_template(data_dir, ATP_TEMPLATE)
     facts = reaction_facts(biochem, (genome_template, core_template), model)
-    orient_for_gapfilling(model, facts)
-    return correct_atp(model, core_template, load_atp_media(atp_media_path()), deadline, lambda *_: None, facts)
+    return genome_template, core_template, load_atp_media(atp_media_path()), facts
 
 
 def gapfill_from_data(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOptions, *, template_name: str,
@@ -297,16 +304,13 @@ def gapfill_from_data(model: cobra.Model, media: Medium | NamedMedia, options: G
                       progress: Progress = lambda *_: None, inplace: bool = False,
                       atp_ahead: AtpCorrection | None = None) -> GapfillRun:
     """`gapfill` with templates, ATP media and biochemistry facts loaded from the data folder."""
-    from gem_flux_mcp.data.templates import ATP_TEMPLATE, load_template
+    from gem_flux_mcp.data.templates import ATP_TEMPLATE
 
     progress("load", 0.01, f"loading the {template_name} and {ATP_TEMPLATE} templates")
-    genome_template = load_template(data_dir, template_name)
-    core_template = load_template(data_dir, ATP_TEMPLATE)
-    atp_media = load_atp_media(atp_media_path())
+    genome_template, core_template, atp_media, facts = _inputs(model, template_name, data_dir, biochem)
     named = named_media(media)
     compounds = {c for medium in named.values() for c in medium} | {c for m in atp_media.values() for c in m}
     formulas = {cid: formula for cid, (_, formula) in biochem.compound_names(compounds).items()}
-    facts = reaction_facts(biochem, (genome_template, core_template), model)
     return gapfill(model, named, options, genome_template=genome_template, core_template=core_template,
                    atp_media=atp_media, formulas=formulas, facts=facts, previous_atp=previous_atp,
                    progress=progress, inplace=inplace, atp_ahead=atp_ahead)
