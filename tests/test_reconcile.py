@@ -167,6 +167,27 @@ def test_fit_checked_with_cobrapy() -> None:
     assert {r.id: r.bounds for r in source.reactions} == reactions_before
 
 
+def test_gene_backed_blocks_only_when_allowed() -> None:
+    """block_gene_backed: fructose, which runs on gene-backed reactions only, stops by blocking one
+    of them (a change with evidence 'genes', not a conflict); succinate still stops by the
+    transporter without genes (directions without evidence are tried first); every observed grower
+    and the base medium keep growing. Checked with COBRApy directly."""
+    source = organism()
+    fit = reconcile(source, BASE, ARRAY, OBSERVED, template(), objective="bio1", formulas=FORMULAS,
+                    options=ReconcileOptions(block_gene_backed=True))
+    revised = fit.model
+    taken = {c.reaction: c for c in fit.changes if c.action in ("blocked", "removed")}
+    assert set(taken) == {"rxn90020_c0", "rxn90050_c0"}
+    assert (taken["rxn90020_c0"].evidence, taken["rxn90020_c0"].wells) == ("none", [SUCCINATE])
+    assert (taken["rxn90050_c0"].evidence, taken["rxn90050_c0"].genes, taken["rxn90050_c0"].wells) == (
+        "genes", "g6", [FRUCTOSE])
+    assert not fit.conflicts and FRUCTOSE not in {u.compound for u in fit.unreconciled}
+    assert growth_with(source, FRUCTOSE) > 0.1 and growth_with(revised, FRUCTOSE) == 0.0
+    assert growth_with(revised, SUCCINATE) == 0.0
+    assert min(growth_with(revised, c) for c in (ACETATE, GLYCEROL, GLUCOSE)) > 0.1
+    assert fit.quality["growth_on_medium"]["passed"] and fit.quality["growth_without_carbon"]["passed"]
+
+
 def test_max_changes_limits_the_fit() -> None:
     fit = reconcile(organism(), BASE, ARRAY, OBSERVED, template(), objective="bio1", formulas=FORMULAS,
                     options=ReconcileOptions(max_changes=1))
@@ -319,6 +340,18 @@ def test_command_line(data_dir: Path, cache_dir: Path, tmp_path: Path, capsys: p
     assert answer["agreement"]["fitted"]["after"]["mcc"] == 1.0
     revised = cobra.io.load_json_model(str(tmp_path / "revised.json"))
     assert growth_with(revised, SUCCINATE) <= 0.1 < growth_with(revised, GLYCEROL)
+    # fructose runs on gene-backed reactions only: a conflict by default, blocked when allowed
+    (tmp_path / "plate2.csv").write_text("compound,growth\ncpd00082,no\ncpd00100,yes\n")
+    plate2 = [*argv[:5], str(tmp_path / "plate2.csv"), *argv[6:]]
+    assert main(plate2) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["changes"] == [] and answer["summary"]["conflicts"] == 2
+    assert main([*plate2, "--block-gene-backed"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert [(c["reaction_id"], c["evidence"]) for c in answer["changes"]] == [("rxn90050_c0", "genes")]
+    assert answer["summary"]["gene_backed_blocks"] == 1 and answer["summary"]["conflicts"] == 0
+    revised = cobra.io.load_json_model(str(tmp_path / "revised.json"))
+    assert growth_with(revised, FRUCTOSE) == 0.0 < growth_with(revised, GLYCEROL)
     (tmp_path / "odd.csv").write_text("strain,date\nK12,today\n")
     assert main([*argv[:5], str(tmp_path / "odd.csv"), *argv[6:]]) == 1
     assert "UNKNOWN_PLATE_LAYOUT" in capsys.readouterr().err

@@ -56,13 +56,14 @@ def m9() -> dict[str, tuple[float, float]]:
 
 
 def one_split(model: cobra.Model, plate: str, observed: dict[str, bool], seed: int, holdout: float,
-              settings: Settings, biochem: BiochemIndex) -> dict[str, Any]:
+              settings: Settings, biochem: BiochemIndex, block_gene_backed: bool = False) -> dict[str, Any]:
     wells = [Well(c, g) for c, g in sorted(observed.items())]
     fitted, held = split_wells(wells, holdout, seed)
     chosen = reconcile.WellSet(tuple((w.compound, w.grows) for w in fitted), tuple((w.compound, w.grows) for w in held),
                                tuple((c, c) for c in observed), (), plate)
     started = time.perf_counter()
-    fit = reconcile.run_reconcile(model, m9(), chosen, "GramNegative", settings.data_dir, biochem, None)
+    fit = reconcile.run_reconcile(model, m9(), chosen, "GramNegative", settings.data_dir, biochem, None,
+                                  block_gene_backed=block_gene_backed)
     seconds = time.perf_counter() - started
     answer = reconcile.describe(fit, chosen, {}, "fitted", reconcile.uptake_of(chosen, m9()))
     summary = answer["summary"]
@@ -111,6 +112,8 @@ def main() -> None:
     parser.add_argument("--holdout", type=float, default=0.3)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--essentiality", action="store_true", help="fit gene essentiality instead of plates")
+    parser.add_argument("--block-gene-backed", action="store_true",
+                        help="let the fit block gene-backed directions too (the tool's block_gene_backed=true)")
     args = parser.parse_args()
     settings = Settings.resolve()
     biochem = BiochemIndex.open(settings.data_dir, settings.cache_dir)
@@ -121,7 +124,8 @@ def main() -> None:
         observed = gene_observations(model) if args.essentiality else observations(plate)
         for seed in range(args.seeds):
             result = (essentiality_split(model, observed, seed, args.holdout, settings, biochem) if args.essentiality
-                      else one_split(model, plate, observed, seed, args.holdout, settings, biochem))
+                      else one_split(model, plate, observed, seed, args.holdout, settings, biochem,
+                                     args.block_gene_backed))
             runs.append(result)
             a = result["agreement"]
             print(f"{plate} seed {seed}: held-out MCC {a['held_out']['before']['mcc']} -> "

@@ -97,6 +97,9 @@ def add_parsers(sub: Any) -> None:
     add_rule_option(fit, "--seed", SEED, help="random seed of the holdout split")
     add_rule_option(fit, "--template", GAPFILL_TEMPLATE, default="GramNegative",
                     help="template the added reactions come from (default GramNegative)")
+    fit.add_argument("--block-gene-backed", action="store_true",
+                     help="also block reactions that have genes where nothing else fits an observation "
+                          "(default: list them as conflicts)")
     common(fit)
 
 
@@ -255,7 +258,8 @@ def _reconcile(args: argparse.Namespace, settings: Settings, started: float) -> 
     genes = reconcile.gene_set(gene_reading, args.holdout_fraction, args.seed)
     with progress_reporter("reconcile", quiet=args.quiet, started=started) as progress:
         fit = reconcile.run_reconcile(model, medium, wells, args.template, settings.data_dir, biochem,
-                                      args.max_changes, progress=progress, genes=genes)
+                                      args.max_changes, progress=progress, genes=genes,
+                                      block_gene_backed=args.block_gene_backed)
     compounds = [c for c, _ in (*wells.fitted, *wells.held_out)]
     names = {c: n for c, (n, _) in biochem.compound_names(compounds).items()}
     answer = reconcile.describe(fit, wells, names, model.id, reconcile.uptake_of(wells, medium), genes)

@@ -194,7 +194,7 @@ def well_set(reading: PlateReading, panel: Panel | None, holdout_fraction: objec
 def run_reconcile(model: cobra.Model, base_medium: Mapping[str, tuple[float, float]], wells: WellSet,
                   template_name: str, data_dir: Path, biochem: BiochemIndex, max_changes: int | None,
                   objective: str | None = None, progress: Progress = lambda *_: None,
-                  genes: GeneSet = NO_GENES) -> Reconciliation:
+                  genes: GeneSet = NO_GENES, block_gene_backed: bool = False) -> Reconciliation:
     """The library's reconcile with the template, reaction facts and formulas from the data folder."""
     from gem_flux_mcp.data.templates import load_template
     from gem_flux_mcp.modeling.gapfill import pick_objective, reaction_facts
@@ -209,7 +209,8 @@ def run_reconcile(model: cobra.Model, base_medium: Mapping[str, tuple[float, flo
                      objective=objective or pick_objective(model), formulas=formulas,
                      facts=reaction_facts(biochem, (template,), model),
                      options=ReconcileOptions(threshold=DEFAULT_GROWTH_THRESHOLD, uptake=plan.uptake,
-                                              max_changes=max_changes, essential_ratio=DEFAULT_THRESHOLD),
+                                              max_changes=max_changes, essential_ratio=DEFAULT_THRESHOLD,
+                                              block_gene_backed=block_gene_backed),
                      also_predict=[c for c, _ in wells.held_out], genes=[Gene(g, e) for g, e in genes.fitted],
                      also_predict_genes=[g for g, _ in genes.held_out], progress=progress)
 
@@ -250,6 +251,8 @@ def describe(fit: Reconciliation, wells: WellSet, names: Mapping[str, str], new_
                     "wells_fitted": len(wells.fitted), "wells_held_out": len(wells.held_out),
                     "reactions_added": count["added"] + count["reversed"], "directions_blocked": count["blocked"],
                     "reactions_removed": count["removed"], "conflicts": len(fit.conflicts),
+                    "gene_backed_blocks": sum(c.action in ("blocked", "removed") and c.evidence == "genes"
+                                              for c in fit.changes),
                     "unreconciled": len(fit.unreconciled), "unmapped_rows": len(wells.unmapped),
                     "base_growth_before": round(fit.base_growth[0], 6),
                     "base_growth_after": round(fit.base_growth[1], 6),
@@ -353,6 +356,7 @@ class ReconcileJob(StoredModelOnMedium):
     new_model_id: str
     max_changes: int | None = None
     genes: GeneSet = NO_GENES
+    block_gene_backed: bool = False
 
     def run(self, settings: Settings, progress: Progress) -> ReconcileOutcome:
         from gem_flux_mcp.modeling.json_model import model_from_json
@@ -363,7 +367,8 @@ class ReconcileJob(StoredModelOnMedium):
         model = model_from_json(self.model_json)
         biochem = worker_biochem(settings)
         fit = run_reconcile(model, self.medium, self.wells, self.template, settings.data_dir, biochem,
-                            self.max_changes, progress=progress, genes=self.genes)
+                            self.max_changes, progress=progress, genes=self.genes,
+                            block_gene_backed=self.block_gene_backed)
         compounds = [c for c, _ in (*self.wells.fitted, *self.wells.held_out)]
         names = {c: n for c, (n, _) in biochem.compound_names(compounds).items()}
         answer = describe(fit, self.wells, names, self.new_model_id, uptake_of(self.wells, self.medium),
@@ -394,7 +399,8 @@ def prepare_reconcile(ws: Workspace, model_id: object, base_media_id: object, ob
                       file_text: str | None = None, panel: object = None, max_changes: object = None,
                       holdout_fraction: object = None, seed: object = None,
                       threshold: object = None, essential_genes: object = None, nonessential_genes: object = None,
-                      genes_text: str | None = None, fitness_threshold: object = None) -> ReconcileJob:
+                      genes_text: str | None = None, fitness_threshold: object = None,
+                      block_gene_backed: object = False) -> ReconcileJob:
     """Validate the request (every argument before any work) and reserve the new model's id."""
     key = model_key(model_id)
     limit = RECONCILE_MAX_CHANGES.check(max_changes)
@@ -413,7 +419,7 @@ def prepare_reconcile(ws: Workspace, model_id: object, base_media_id: object, ob
     return ReconcileJob(
         model_id=key, media_id=medium_id, model_json=model_json,
         medium=dict(medium), wells=wells, template=template, max_changes=limit,
-        genes=gene_set(genes, holdout_fraction, seed),
+        genes=gene_set(genes, holdout_fraction, seed), block_gene_backed=bool(block_gene_backed),
         new_model_id=ws.store.reserve_derived_model_id(ws.workspace_id, key, suffix="rec"),  # last: nothing fails after
     )
 

@@ -243,10 +243,14 @@ class Blocker:
                 break
             candidates = [(rid, 1 if v > 0 else -1) for rid, v in fluxes.items()
                           if rid not in self.boundary and (rid, 1 if v > 0 else -1) not in tried
-                          and evidence_of(self.model.reactions.get_by_id(rid)) != "genes"]
+                          and (self.options.block_gene_backed
+                               or evidence_of(self.model.reactions.get_by_id(rid)) != "genes")]
             candidates.sort(key=self._order(fluxes))
+            backed = {d for d in candidates if evidence_of(self.model.reactions.get_by_id(d[0])) == "genes"}
+            trials = ([d for d in candidates if d not in backed][:MAX_TRIALS]
+                      + [d for d in candidates if d in backed][:MAX_TRIALS])  # gene-backed: only when allowed
             chosen = None
-            for direction in candidates[:MAX_TRIALS]:
+            for direction in trials:
                 if self._out_of_time():
                     break
                 tried.add(direction)
@@ -274,14 +278,16 @@ class Blocker:
             self.blocks.append(direction)
             self.made_for[direction] = [key]
 
-    def _order(self, fluxes: Mapping[str, float]) -> Callable[[tuple[str, int]], tuple[int, float, str, int]]:
-        """Sort key of candidate directions: those fewest protected solutions use first (a bypass
-        is what the target runs and the protected cases do not), then by the target's flux."""
+    def _order(self, fluxes: Mapping[str, float]) -> Callable[[tuple[str, int]], tuple[int, int, float, str, int]]:
+        """Sort key of candidate directions: without genome evidence before gene-backed ones (which
+        are candidates only when the user allows), then those fewest protected solutions use (a
+        bypass is what the target runs and the protected cases do not), then by the target's flux."""
         used: dict[tuple[str, int], int] = {}
         for solution in {id(f): f for f in self.solutions.values()}.values():  # a borrowed solution counts once
             for rid, v in solution.items():
                 used[(rid, 1 if v > 0 else -1)] = used.get((rid, 1 if v > 0 else -1), 0) + 1
-        return lambda d: (used.get(d, 0), -abs(fluxes[d[0]]), *d)
+        backed = {rid: evidence_of(self.model.reactions.get_by_id(rid)) == "genes" for rid in fluxes}
+        return lambda d: (int(backed[d[0]]), used.get(d, 0), -abs(fluxes[d[0]]), *d)
 
     def _conflicts(self, key: str, fluxes: Mapping[str, float]) -> None:
         """Gene-backed directions whose block alone would stop the target without breaking a

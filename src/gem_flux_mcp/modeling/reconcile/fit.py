@@ -20,11 +20,12 @@ the reactions with no or weak genome evidence (no gene, or the weak-homology not
 preferring directions no protected medium uses, and keeps the block only if every protected
 medium still grows (a medium is re-solved only when its last solution used the blocked
 direction: otherwise that solution still stands). It repeats until the well stops growing, then
-re-opens each of its blocks that turned out unnecessary. A gene-backed reaction is never blocked:
-when only such reactions would stop the well, they are listed as conflicts and the well as not
-reconciled. Both directions blocked means the reaction is removed. A gene observed essential
-whose deletion grows is a target of the same loop (its deletion's flux blocked), and every
-observed non-essential deletion that grows is protected like a well.
+re-opens each of its blocks that turned out unnecessary. A gene-backed reaction is not blocked
+unless the user allows it (`ReconcileOptions.block_gene_backed`, tried after the directions
+without evidence): otherwise, when only such reactions would stop the well, they are listed as
+conflicts and the well as not reconciled. Both directions blocked means the reaction is removed.
+A gene observed essential whose deletion grows is a target of the same loop (its deletion's flux
+blocked), and every observed non-essential deletion that grows is protected like a well.
 """
 
 from __future__ import annotations

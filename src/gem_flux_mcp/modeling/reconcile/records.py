@@ -32,6 +32,9 @@ class ReconcileOptions:
     max_changes: int | None = None
     time_limit_s: float = 300.0
     essential_ratio: float = 0.1  # a deletion growing below this fraction of the wild type is lethal
+    # the user's opt-in: gene-backed directions may be blocked too (after every direction without
+    # genome evidence was tried), each reported as a change with evidence 'genes'
+    block_gene_backed: bool = False
 
 
 @dataclass

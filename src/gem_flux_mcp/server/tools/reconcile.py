@@ -70,16 +70,21 @@ def register(mcp: FastMCP) -> None:
             description="The gene table sent inline instead of a path")] = None,
         fitness_threshold: Annotated[FitnessThresholdArg, Field(
             description="For a gene table's fitness values: essential below it")] = None,
+        block_gene_backed: Annotated[bool, Field(description=(
+            "Also block reactions that have genes when nothing else stops a well observed not to grow or the "
+            "bypass of a gene observed essential (tried after every reaction without genome evidence); each is "
+            "a change with evidence 'genes'. Default false: such reactions are only listed as conflicts"))] = False,
         caller: Caller = Depends(current_caller),
     ) -> results.ReconcileResult:
         """Fit a model to a lab's observed growth (a Biolog plate) and gene essentiality (a
         transposon screen): one joint gapfill adds what the wells that grow need, a gapfill per gene
         adds an alternative for each non-essential gene whose deletion is lethal; blocked directions
         among reactions without genome evidence stop growth on the wells that do not and the bypasses
-        of essential genes (gene-backed reactions are listed as conflicts, never removed). Saves a new
-        revision '<id>.rec' whose reasons name the wells and genes; answers growth and essentiality
-        agreement (MCC, TP/FP/TN/FN) before and after, on the fitted and held-out observations, then
-        the changes and what it could not reconcile. Runs in a worker process with progress."""
+        of essential genes (gene-backed reactions are listed as conflicts, and blocked only with
+        block_gene_backed=true). Saves a new revision '<id>.rec' whose reasons name the wells and
+        genes; answers growth and essentiality agreement (MCC, TP/FP/TN/FN) before and after, on the
+        fitted and held-out observations, then the changes and what it could not reconcile. Runs in a
+        worker process with progress."""
         path = (caller.files.resolve(observed_file_path, param="observed_file_path", must_exist=True)
                 if observed_file_path else None)
         genes_path = (caller.files.resolve(genes_file_path, param="genes_file_path", must_exist=True)
@@ -90,7 +95,7 @@ def register(mcp: FastMCP) -> None:
         return await run_job(
             ctx, caller, lambda ws: reconcile.prepare_reconcile(
                 ws, model_id, base_media_id, observed, text, panel, max_changes, holdout_fraction, seed, threshold,
-                essential_genes, nonessential_genes, genes_text, fitness_threshold),
+                essential_genes, nonessential_genes, genes_text, fitness_threshold, block_gene_backed),
             reconcile.store_reconcile, abandon=reconcile.abandon_reconcile,  # the reserved id is free again
             done=lambda a: f"{a.changes_total} changes; {a.summary.unreconciled} wells and "
                            f"{a.summary.genes_unreconciled} genes not reconciled")

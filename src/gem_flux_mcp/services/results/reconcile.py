@@ -40,7 +40,10 @@ class ReconcileSummary(Result):
     reactions_added: int
     directions_blocked: int
     reactions_removed: int = Field(description="Reactions with both directions blocked, taken out")
-    conflicts: int = Field(description="Gene-backed reactions that would have to go: listed, never removed")
+    conflicts: int = Field(description="Gene-backed reactions that would have to go: listed, not removed unless "
+                                       "block_gene_backed")
+    gene_backed_blocks: int = Field(default=0, description="Blocked or removed reactions that have genes (only with "
+                                                           "block_gene_backed): evidence the observations overrule")
     unreconciled: int
     unmapped_rows: int
     base_growth_before: float = Field(description="Growth on the full base medium, 1/h")
