@@ -91,12 +91,14 @@ def _most_atp(model: cobra.Model, uptake: Mapping[str, float]) -> float:
 
 
 def quality_checks(model: cobra.Model, media: Medium | NamedMedia, no_carbon: Medium | NamedMedia, objective: str,
-                   target: float) -> dict[str, Any]:
+                   target: float, growth: Mapping[str, float] | None = None) -> dict[str, Any]:
     """Growth on the medium, none without carbon, no ATP from nothing. On several media (named,
     with their carbon-free versions under the same names) growth must reach the target on each
-    and no carbon-free version may grow; `by_medium` gives each medium's values."""
+    and no carbon-free version may grow; `by_medium` gives each medium's values. `growth`: the
+    model's growth per named medium when the caller has just computed it (not solved again)."""
     named, carbonless = named_media(media), named_media(no_carbon)
-    growth = {name: growth_on(model, medium, objective) for name, medium in named.items()}
+    growth = dict(growth) if growth is not None else {
+        name: growth_on(model, medium, objective) for name, medium in named.items()}
     without_carbon = {name: growth_on(model, carbonless[name], objective) for name in named}
     worst, most = min(growth.values()), max(without_carbon.values())
     atp = atp_with_nothing(model)

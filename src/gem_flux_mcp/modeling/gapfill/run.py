@@ -177,7 +177,7 @@ def gapfill(model: cobra.Model, media: Medium | NamedMedia, options: GapfillOpti
         timings["medium_uptake"] = time.perf_counter() - started - sum(timings.values())
     progress("verify", 0.9, "checking growth and energy with COBRApy")
     after = {name: growth_on(work, medium, objective) for name, medium in named.items()}
-    quality = quality_checks(work, named, no_carbon, objective, options.target_growth)
+    quality = quality_checks(work, named, no_carbon, objective, options.target_growth, growth=after)
     # informational (not in all_passed): how much of the optimum runs through what was added
     added = {r for r, _ in (atp.added if atp is not None and not reused else [])}
     added |= {r for r, _ in (genome.added + genome.reversed if genome is not None else [])}
