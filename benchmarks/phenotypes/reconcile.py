@@ -1,22 +1,27 @@
-"""How far to trust a model reconciled with Biolog data (issue 32): E. coli K-12 only, the
-development organism (the other organisms of CarveMe's benchmark stay held out). For each random
-split of a plate's scored wells (70 % fitted, 30 % held out by default), `reconcile_phenotypes`'
-service functions fit the gapfilled benchmark model on the fitted wells; the MCC on the held-out
+"""How far to trust a model reconciled with Biolog data (issue 32): E. coli K-12 or B. subtilis
+168, the development organisms (the other organisms of CarveMe's benchmark stay held out). For
+each random split of a plate's scored wells (70 % fitted, 30 % held out by default),
+`reconcile_phenotypes`' service functions fit the gapfilled benchmark model on the fitted wells;
+the MCC on the held-out
 wells before and after says whether the fit generalises, the MCC on the fitted wells what it
 reached. Observations are CarveMe's Biolog calls (score.py: '+'/'++' growth, '-'/'--' none),
 compounds by ModelSEED's alias of the BiGG id (else the table's seed column), on M9 minus the
 plate's reference source, each tested compound at 10 (plan_array, as predict_growth_phenotypes).
 
     GEMFLUX_DATA_DIR=../shared/data .venv/bin/python -m benchmarks.phenotypes.reconcile MODELS \\
-        [--case reference] [--plates carbon] [--seeds 3] [--holdout 0.3] [--json out.json]
+        [--organism ecol|bsub] [--case reference] [--plates carbon] [--seeds 3] [--holdout 0.3]
+        [--block-gene-backed] [--json out.json]
 
-With `--essentiality` it fits gene essentiality instead (no plate): CarveMe's E. coli table
-lists essential genes only, so every other model gene is observed non-essential (score.py's
+`--block-gene-backed` fits as `reconcile_phenotypes(block_gene_backed=true)` does: gene-backed
+directions may be blocked too, after those without genome evidence.
+
+With `--essentiality` (E. coli) it fits gene essentiality instead (no plate): CarveMe's E. coli
+table lists essential genes only, so every other model gene is observed non-essential (score.py's
 rule); the genes are split 70/30 alike, the fit runs on the essentiality medium (M9), and the
 MCC of the essentiality calls (deletion below 10 % of the wild type's growth) is scored on the
 held-out and fitted genes before and after.
 
-`MODELS` is `run.py --models-dir`'s folder (`ecol_<case>.json`).
+`MODELS` is `run.py --models-dir`'s folder (`<organism>_<case>.json`).
 """
 
 from __future__ import annotations
@@ -36,12 +41,13 @@ from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.modeling.reconcile import Gene, Well, split_wells
 from gem_flux_mcp.services import reconcile
 
-ORGANISM = "ecol"  # never the held-out organisms
+ORGANISM = "ecol"  # essentiality: E. coli's table
+TEMPLATES = {"ecol": "GramNegative", "bsub": "GramPositive"}  # never the held-out organisms
 
 
-def observations(plate: str) -> dict[str, bool]:
+def observations(plate: str, organism: str = ORGANISM) -> dict[str, bool]:
     """{ModelSEED id: grows} of a plate's scored rows; a compound with conflicting calls is left out."""
-    rows = score.biolog_rows(ORGANISM, plate)
+    rows = score.biolog_rows(organism, plate)
     mapped, _ = score.to_namespace([r["bigg_id"] for r in rows], "modelseed")
     calls: dict[str, set[bool]] = {}
     for row in rows:
@@ -56,13 +62,14 @@ def m9() -> dict[str, tuple[float, float]]:
 
 
 def one_split(model: cobra.Model, plate: str, observed: dict[str, bool], seed: int, holdout: float,
-              settings: Settings, biochem: BiochemIndex, block_gene_backed: bool = False) -> dict[str, Any]:
+              settings: Settings, biochem: BiochemIndex, block_gene_backed: bool = False,
+              template: str = "GramNegative") -> dict[str, Any]:
     wells = [Well(c, g) for c, g in sorted(observed.items())]
     fitted, held = split_wells(wells, holdout, seed)
     chosen = reconcile.WellSet(tuple((w.compound, w.grows) for w in fitted), tuple((w.compound, w.grows) for w in held),
                                tuple((c, c) for c in observed), (), plate)
     started = time.perf_counter()
-    fit = reconcile.run_reconcile(model, m9(), chosen, "GramNegative", settings.data_dir, biochem, None,
+    fit = reconcile.run_reconcile(model, m9(), chosen, template, settings.data_dir, biochem, None,
                                   block_gene_backed=block_gene_backed)
     seconds = time.perf_counter() - started
     answer = reconcile.describe(fit, chosen, {}, "fitted", reconcile.uptake_of(chosen, m9()))
@@ -106,6 +113,7 @@ def essentiality_split(model: cobra.Model, observed: dict[str, bool], seed: int,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("models", type=Path)
+    parser.add_argument("--organism", default="ecol", choices=tuple(TEMPLATES))
     parser.add_argument("--case", default="reference", choices=("reference", "left_out"))
     parser.add_argument("--plates", default="carbon")
     parser.add_argument("--seeds", type=int, default=3)
@@ -117,15 +125,17 @@ def main() -> None:
     args = parser.parse_args()
     settings = Settings.resolve()
     biochem = BiochemIndex.open(settings.data_dir, settings.cache_dir)
-    model = cobra.io.load_json_model(str(args.models / f"{ORGANISM}_{args.case}.json"))
+    if args.essentiality and args.organism != ORGANISM:
+        parser.error("--essentiality fits E. coli's table only")
+    model = cobra.io.load_json_model(str(args.models / f"{args.organism}_{args.case}.json"))
     runs = []
     plates = ["essentiality"] if args.essentiality else args.plates.split(",")
     for plate in plates:
-        observed = gene_observations(model) if args.essentiality else observations(plate)
+        observed = gene_observations(model) if args.essentiality else observations(plate, args.organism)
         for seed in range(args.seeds):
             result = (essentiality_split(model, observed, seed, args.holdout, settings, biochem) if args.essentiality
                       else one_split(model, plate, observed, seed, args.holdout, settings, biochem,
-                                     args.block_gene_backed))
+                                     args.block_gene_backed, TEMPLATES[args.organism]))
             runs.append(result)
             a = result["agreement"]
             print(f"{plate} seed {seed}: held-out MCC {a['held_out']['before']['mcc']} -> "
