@@ -117,7 +117,6 @@ class Blocker:
         self.blocks: list[tuple[str, int]] = []  # in the order made
         self.made_for: dict[tuple[str, int], list[str]] = {}
         self.original: dict[str, tuple[float, float]] = {}
-        self.shared_by_targets: dict[tuple[str, int], int] = {}  # direction -> targets whose solution runs it
 
     def _borrowed(self, name: str, solutions: Mapping[str, dict[str, float]]) -> dict[str, float] | None:
         """The shared case's solution in `solutions`, when it holds for `name` too (above)."""
@@ -223,7 +222,6 @@ class Blocker:
             self._restore()
 
     def _run(self, keys: list[str]) -> None:
-        self.shared_by_targets = self._target_use(keys)
         for key in keys:
             if self._stopped(key):
                 continue  # an earlier block already stopped it
@@ -280,30 +278,16 @@ class Blocker:
             self.blocks.append(direction)
             self.made_for[direction] = [key]
 
-    def _target_use(self, keys: list[str]) -> dict[tuple[str, int], int]:
-        """How many targets' parsimonious solutions (before any block) run each direction."""
-        count: dict[tuple[str, int], int] = {}
-        for key in keys:
-            if self._out_of_time():
-                break
-            for rid, v in self._growth(key, parsimonious=True)[1].items():
-                if rid not in self.boundary:
-                    count[(rid, 1 if v > 0 else -1)] = count.get((rid, 1 if v > 0 else -1), 0) + 1
-        return count
-
-    def _order(self, fluxes: Mapping[str, float]
-               ) -> Callable[[tuple[str, int]], tuple[int, int, int, float, str, int]]:
+    def _order(self, fluxes: Mapping[str, float]) -> Callable[[tuple[str, int]], tuple[int, int, float, str, int]]:
         """Sort key of candidate directions: without genome evidence before gene-backed ones (which
         are candidates only when the user allows), then those fewest protected solutions use (a
-        bypass is what the target runs and the protected cases do not), then those most other
-        targets run (one block answering several observations: fewer changes), then by the
-        target's flux."""
+        bypass is what the target runs and the protected cases do not), then by the target's flux."""
         used: dict[tuple[str, int], int] = {}
         for solution in {id(f): f for f in self.solutions.values()}.values():  # a borrowed solution counts once
             for rid, v in solution.items():
                 used[(rid, 1 if v > 0 else -1)] = used.get((rid, 1 if v > 0 else -1), 0) + 1
         backed = {rid: evidence_of(self.model.reactions.get_by_id(rid)) == "genes" for rid in fluxes}
-        return lambda d: (int(backed[d[0]]), used.get(d, 0), -self.shared_by_targets.get(d, 0), -abs(fluxes[d[0]]), *d)
+        return lambda d: (int(backed[d[0]]), used.get(d, 0), -abs(fluxes[d[0]]), *d)
 
     def _conflicts(self, key: str, fluxes: Mapping[str, float]) -> None:
         """Gene-backed directions whose block alone would stop the target without breaking a
