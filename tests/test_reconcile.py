@@ -142,7 +142,7 @@ def test_fit_checked_with_cobrapy() -> None:
     reactions_before = {r.id: r.bounds for r in source.reactions}
     fit = reconcile(source, BASE, ARRAY, OBSERVED, template(), objective="bio1", formulas=FORMULAS)
     revised = fit.model
-    # observed growth, not predicted: acetate gets its two reactions from the one joint gapfill
+    # observed growth, not predicted: acetate gets its two reactions from the joint gapfill
     assert growth_with(source, ACETATE) == 0.0 and growth_with(revised, ACETATE) > 0.1
     added = {c.reaction: c for c in fit.changes if c.action == "added"}
     assert set(added) == {"rxn90010_c0", "rxn90011_c0"}
@@ -202,6 +202,38 @@ def test_max_changes_limits_the_fit() -> None:
     assert [(c.reaction, c.action, c.wells) for c in fit.changes] == [
         ("rxn90030_c0", "removed", [GLYCEROL, SUCCINATE])]
     assert growth_with(fit.model, GLYCEROL) == growth_with(fit.model, SUCCINATE) == 0.0
+
+
+def test_growth_wells_gapfilled_in_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Joint gapfills over batches of wells (here one well each): acetate and G3P each get their
+    own transporter and step, each change names its well, and both grow after (COBRApy)."""
+    from gem_flux_mcp.modeling.reconcile import fit as fit_module
+
+    monkeypatch.setattr(fit_module, "JOINT_WELLS", 1)
+    routes = toy_template({"rxn90010": ({f"{ACETATE}_e": -1, f"{ACETATE}_c": 1}, 1.0, ">"),
+                           "rxn90011": ({f"{ACETATE}_c": -1, f"{X}_c": 1}, 1.0, ">"),
+                           "rxn90012": ({f"{G3P}_e": -1, f"{G3P}_c": 1}, 1.0, ">"),
+                           "rxn90013": ({f"{G3P}_c": -1, f"{X}_c": 1}, 1.0, ">")},
+                          (GLUCOSE, ACETATE, SUCCINATE, GLYCEROL, FRUCTOSE, G3P, X, Y, W), formula="C3H6O3")
+    source = organism()
+    fit = reconcile(source, BASE, ARRAY, [Well(ACETATE, True), Well(G3P, True)], routes, objective="bio1",
+                    formulas=FORMULAS)
+    added = {c.reaction: c.wells for c in fit.changes if c.action == "added"}
+    assert added == {"rxn90010_c0": [ACETATE], "rxn90011_c0": [ACETATE], "rxn90012_c0": [G3P],
+                     "rxn90013_c0": [G3P]}
+    assert not fit.unreconciled
+    assert min(growth_with(fit.model, c) for c in (ACETATE, G3P)) > 0.1
+    assert growth_with(source, ACETATE) == growth_with(source, G3P) == 0.0  # the source is unchanged
+
+
+def test_out_of_time_is_reported_not_raised() -> None:
+    """A fit whose time runs out answers: the wells it could not try are reported as such, and
+    the source model comes back unchanged as the revision."""
+    fit = reconcile(organism(), BASE, ARRAY, OBSERVED, template(), objective="bio1", formulas=FORMULAS,
+                    options=ReconcileOptions(time_limit_s=1e-9))
+    reasons = {u.compound: u.reason for u in fit.unreconciled}
+    assert "ran out" in reasons[ACETATE] and "time limit ran out" in reasons[SUCCINATE]
+    assert fit.changes == [] and fit.after[SUCCINATE] == fit.before[SUCCINATE]
 
 
 def test_held_out_wells_are_predicted_but_not_fitted() -> None:

@@ -5,11 +5,16 @@ wells predicted to grow that do not and for the genes observed essential whose d
 grows (blocking.py). Steps in order: the wells' joint gapfill, the genes' rescues, one blocking
 run over both kinds of target, then the predictions after.
 
-Observed growth, not predicted: ONE joint gapfill over all those wells (`gapfill_genome_scale`,
-the multi-medium search of gapfill_model: one copy of the network per well, a reaction pays once
-however many wells use it), costed by genome evidence as gapfilling is, with the no-ATP-from-
-nothing and no-growth-without-carbon checks. Wells no template reaction set can reach are left
-out first (one LP each on the same network), so one impossible well does not sink the others.
+Observed growth, not predicted: joint gapfills over batches of up to JOINT_WELLS of those wells
+(`gapfill_genome_scale`, the multi-medium search of gapfill_model: one copy of the network per
+well, a reaction pays once however many wells of the batch use it), costed by genome evidence as
+gapfilling is, with the no-ATP-from-nothing and no-growth-without-carbon checks; each batch
+starts from the additions of the ones before, and a well they already let grow is not gapfilled
+again. One LP holding a network copy for every well grew too slow past a few wells (B. subtilis'
+carbon plate: 13 wells, over 250 s for its first LP with HiGHS' simplex, ~50 s per LP with its
+interior point). Wells no template reaction set can reach are left out first (one LP each on the
+same network), and a batch that finds nothing is retried well by well, so one impossible well
+does not sink the others.
 
 Predicted growth, not observed: a greedy loop with checks, not a MILP. A MILP over every
 predicted-growth well at once would hold one network copy per protected well (the observed-growth
@@ -37,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from gem_flux_mcp.errors import TimeoutError_
 from gem_flux_mcp.modeling import media as media_ops
 from gem_flux_mcp.modeling.essentiality import closed_by_gene
 from gem_flux_mcp.modeling.fluxlp import SolverDeadline
@@ -75,6 +81,9 @@ if TYPE_CHECKING:
 Progress = Callable[[str, float, str], None]
 ACTIVE = 1e-7
 TARGET_MARGIN = 1.05  # gapfilled wells must grow this much above the growth call's threshold
+JOINT_WELLS = 4  # wells per joint gapfill: its LP holds a copy of the network per well
+GAPFILL_SHARE = 0.6  # of the fit's time limit, for the additions (the blocking gets the rest)
+OUT_OF_TIME = "the gapfill for the observed growers ran out of its share of the fit's time"
 DEFAULT_OPTIONS = ReconcileOptions()
 
 
@@ -206,16 +215,57 @@ def _still_mismatched(result: Reconciliation, wells: Sequence[Well], genes: Sequ
 def _add_for_growth(work: cobra.Model, base_medium: Medium, array_medium: Medium, missing: list[str], template: Any,
                     objective: str, formulas: Mapping[str, str], facts: ReactionFacts, options: ReconcileOptions,
                     deadline: SolverDeadline, budget: list[float], result: Reconciliation) -> cobra.Model:
+    """Additions for the observed growers not predicted to grow: joint gapfills over batches of
+    at most JOINT_WELLS of them (one stacked LP copy per well: a reaction pays once however many
+    wells of the batch use it); a well that an earlier batch's additions already let grow is not
+    gapfilled again. A batch that finds nothing is retried well by well, so one well whose only
+    routes fail the energy checks does not sink the others. The stage has GAPFILL_SHARE of the
+    fit's time: wells left when it runs out are reported, and the blocking still runs."""
     target = options.threshold * TARGET_MARGIN
     excluded = excluded_reactions(template, facts)
     discounts = evidence_discounts(work)
+    stage = SolverDeadline(max(0.0, min(deadline.seconds * GAPFILL_SHARE,
+                                        deadline.seconds - (time.monotonic() - deadline.started))),
+                           deadline.cancelled)
+    media = {c: well_medium(array_medium, c, options.uptake) for c in missing}
+    try:
+        reachable = _reachable(work, template, missing, media, objective, target, excluded, discounts, facts, stage,
+                               result)
+    except TimeoutError_:
+        result.unreconciled += [Unreconciled(c, True, OUT_OF_TIME) for c in missing]
+        return work
+    trial = work
+    additions: list[tuple[str, int, str]] = []
+    pending = list(reachable)
+    while pending:
+        batch, pending = pending[:JOINT_WELLS], pending[JOINT_WELLS:]
+        try:
+            trial, found = _gapfill_batch(trial, template, batch, media, base_medium, objective, target, formulas,
+                                          excluded, discounts, facts, stage, budget, result)
+        except TimeoutError_:
+            result.unreconciled += [Unreconciled(c, True, OUT_OF_TIME) for c in [*batch, *pending]]
+            break
+        additions += found
+        exchanges = media_ops.resolve_exchanges(trial)  # wells the additions so far let grow need nothing more
+        pending = [c for c in pending if not _grows_on(trial, media[c], exchanges, objective, target)]
+    if not additions:
+        return work
+    behind = _wells_using(trial, {r for r, _, _ in additions}, media, reachable, objective)
+    result.changes += addition_changes(trial, additions, behind, [])
+    return trial
+
+
+def _reachable(work: cobra.Model, template: Any, missing: list[str], media: Mapping[str, Medium], objective: str,
+               target: float, excluded: set[str], discounts: Mapping[str, float], facts: ReactionFacts,
+               deadline: SolverDeadline, result: Reconciliation) -> list[str]:
+    """The wells some set of template reactions lets grow (one LP each on one network); the others
+    are reported."""
     net = Network(work, template, deadline, excluded=excluded, discounts=discounts,
                   reversibility=facts.reversibility, deltag=facts.deltag)
     column = net.col.get((objective, 1))
     if column is None:
         result.unreconciled += [Unreconciled(c, True, f"the objective {objective} cannot carry flux") for c in missing]
-        return work
-    media = {c: well_medium(array_medium, c, options.uptake) for c in missing}
+        return []
     reachable = []
     everything = np.flatnonzero(net.gapfill_columns)
     for compound in missing:
@@ -225,26 +275,49 @@ def _add_for_growth(work: cobra.Model, base_medium: Medium, array_medium: Medium
                                                     f"grow on it (at most {round(most, 4)} /h)"))
         else:
             reachable.append(compound)
-    if not reachable:
-        return work
-    trial = work.copy()
-    found = gapfill_genome_scale(trial, template, [media[c] for c in reachable], objective, target,
+    return reachable
+
+
+def _gapfill_batch(trial: cobra.Model, template: Any, batch: list[str], media: Mapping[str, Medium],
+                   base_medium: Medium, objective: str, target: float, formulas: Mapping[str, str],
+                   excluded: set[str], discounts: Mapping[str, float], facts: ReactionFacts,
+                   deadline: SolverDeadline, budget: list[float], result: Reconciliation
+                   ) -> tuple[cobra.Model, list[tuple[str, int, str]]]:
+    """One joint gapfill over the batch's wells on a copy of `trial`, else one per well: the model
+    with the additions and the (reaction, direction, action) rows added. Wells left without
+    additions are reported."""
+    copy = trial.copy()
+    found = gapfill_genome_scale(copy, template, [media[c] for c in batch], objective, target,
                                  [AtpTest("empty", EMPTY_THRESHOLD)], {"empty": EMPTY_MEDIUM},
                                  [carbon_free(base_medium, formulas)], GapfillOptions(target_growth=target), excluded,
                                  discounts, deadline, lambda *_: None, facts)
+    if found is None and len(batch) > 1:
+        rows: list[tuple[str, int, str]] = []
+        for compound in batch:
+            trial, more = _gapfill_batch(trial, template, [compound], media, base_medium, objective, target, formulas,
+                                         excluded, discounts, facts, deadline, budget, result)
+            rows += more
+        return trial, rows
     if found is None:
-        result.unreconciled += [Unreconciled(c, True, "the joint gapfill over these wells found no reactions that "
-                                             "pass the energy checks") for c in reachable]
-        return work
-    additions = [(r, s, "added") for r, s in found.added] + [(r, s, "reversed") for r, s in found.reversed]
-    if len({r for r, _, _ in additions}) > budget[0]:
-        result.unreconciled += [Unreconciled(c, True, f"needs {len({r for r, _, _ in additions})} added reactions, "
-                                             f"more than max_changes") for c in reachable]
-        return work
-    budget[0] -= len({r for r, _, _ in additions})
-    behind = _wells_using(trial, {r for r, _, _ in additions}, media, reachable, objective)
-    result.changes += addition_changes(trial, additions, behind, [])
-    return trial
+        result.unreconciled += [Unreconciled(c, True, "the gapfill for this well found no reactions that pass the "
+                                             "energy checks") for c in batch]
+        return trial, []
+    rows = [(r, s, "added") for r, s in found.added] + [(r, s, "reversed") for r, s in found.reversed]
+    count = len({r for r, _, _ in rows})
+    if count > budget[0]:
+        result.unreconciled += [Unreconciled(c, True, f"needs {count} added reactions, more than max_changes")
+                                for c in batch]
+        return trial, []
+    budget[0] -= count
+    return copy, rows
+
+
+def _grows_on(model: cobra.Model, medium: Medium, exchanges: Any, objective: str, target: float) -> bool:
+    with model:
+        media_ops.apply_medium(model, medium, exchanges)
+        model.objective = objective
+        value = model.slim_optimize(error_value=0.0)
+    return bool(value >= target * (1 - 1e-6))
 
 
 def _wells_using(model: cobra.Model, reactions: set[str], media: Mapping[str, Medium], wells: list[str],
