@@ -205,11 +205,12 @@ def test_max_changes_limits_the_fit() -> None:
 
 
 def test_growth_wells_gapfilled_in_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Joint gapfills over batches of wells (here one well each): acetate and G3P each get their
-    own transporter and step, each change names its well, and both grow after (COBRApy)."""
+    """Joint gapfills over batches of wells (here both wells in one, with its two network
+    copies): acetate and G3P each get their own transporter and step, each change names its
+    well, and both grow after (COBRApy)."""
     from gem_flux_mcp.modeling.reconcile import fit as fit_module
 
-    monkeypatch.setattr(fit_module, "JOINT_WELLS", 1)
+    monkeypatch.setattr(fit_module, "JOINT_WELLS", 2)
     routes = toy_template({"rxn90010": ({f"{ACETATE}_e": -1, f"{ACETATE}_c": 1}, 1.0, ">"),
                            "rxn90011": ({f"{ACETATE}_c": -1, f"{X}_c": 1}, 1.0, ">"),
                            "rxn90012": ({f"{G3P}_e": -1, f"{G3P}_c": 1}, 1.0, ">"),

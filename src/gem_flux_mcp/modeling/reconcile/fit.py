@@ -5,16 +5,16 @@ wells predicted to grow that do not and for the genes observed essential whose d
 grows (blocking.py). Steps in order: the wells' joint gapfill, the genes' rescues, one blocking
 run over both kinds of target, then the predictions after.
 
-Observed growth, not predicted: joint gapfills over batches of up to JOINT_WELLS of those wells
-(`gapfill_genome_scale`, the multi-medium search of gapfill_model: one copy of the network per
-well, a reaction pays once however many wells of the batch use it), costed by genome evidence as
-gapfilling is, with the no-ATP-from-nothing and no-growth-without-carbon checks; each batch
-starts from the additions of the ones before, and a well they already let grow is not gapfilled
-again. One LP holding a network copy for every well grew too slow past a few wells (B. subtilis'
-carbon plate: 13 wells, over 250 s for its first LP with HiGHS' simplex, ~50 s per LP with its
-interior point). Wells no template reaction set can reach are left out first (one LP each on the
-same network), and a batch that finds nothing is retried well by well, so one impossible well
-does not sink the others.
+Observed growth, not predicted: gapfills over batches of JOINT_WELLS of those wells, one at a
+time by default (`gapfill_genome_scale`, the multi-medium search of gapfill_model: one copy of the
+network per well of a batch, a reaction pays once however many of them use it), costed by genome
+evidence as gapfilling is, with the no-ATP-from-nothing and no-growth-without-carbon checks; each
+batch starts from the additions of the ones before, which pay nothing again, and a well they
+already let grow is not gapfilled again. One LP holding a network copy for every well grew too
+slow past a few wells (B. subtilis' carbon plate: 13 wells, over 250 s for its first LP with
+HiGHS' simplex, ~50 s per LP with its interior point; see JOINT_WELLS). Wells no template reaction
+set can reach are left out first (one LP each on the same network), and a batch that finds
+nothing is retried well by well, so one impossible well does not sink the others.
 
 Predicted growth, not observed: a greedy loop with checks, not a MILP. A MILP over every
 predicted-growth well at once would hold one network copy per protected well (the observed-growth
@@ -81,7 +81,12 @@ if TYPE_CHECKING:
 Progress = Callable[[str, float, str], None]
 ACTIVE = 1e-7
 TARGET_MARGIN = 1.05  # gapfilled wells must grow this much above the growth call's threshold
-JOINT_WELLS = 4  # wells per joint gapfill: its LP holds a copy of the network per well
+# wells per joint gapfill (its LP holds a copy of the network per well). One: each well is gapfilled
+# in turn from the additions before it, which pay nothing again. On B. subtilis' carbon plate
+# (13 wells, 3 seeds) batches of 4 took 146-187 s a fit, most of it re-solving the 4-copy LP in
+# the energy checks' ban rounds (~50 per batch), and one well at a time 30-38 s, with the same
+# calls on every fitted and held-out well and 20-29 additions either way.
+JOINT_WELLS = 1
 GAPFILL_SHARE = 0.6  # of the fit's time limit, for the additions (the blocking gets the rest)
 OUT_OF_TIME = "the gapfill for the observed growers ran out of its share of the fit's time"
 DEFAULT_OPTIONS = ReconcileOptions()
@@ -215,9 +220,9 @@ def _still_mismatched(result: Reconciliation, wells: Sequence[Well], genes: Sequ
 def _add_for_growth(work: cobra.Model, base_medium: Medium, array_medium: Medium, missing: list[str], template: Any,
                     objective: str, formulas: Mapping[str, str], facts: ReactionFacts, options: ReconcileOptions,
                     deadline: SolverDeadline, budget: list[float], result: Reconciliation) -> cobra.Model:
-    """Additions for the observed growers not predicted to grow: joint gapfills over batches of
-    at most JOINT_WELLS of them (one stacked LP copy per well: a reaction pays once however many
-    wells of the batch use it); a well that an earlier batch's additions already let grow is not
+    """Additions for the observed growers not predicted to grow: gapfills over batches of
+    JOINT_WELLS of them (one stacked LP copy per well: a reaction pays once however many wells of
+    the batch use it); a well that an earlier batch's additions already let grow is not
     gapfilled again. A batch that finds nothing is retried well by well, so one well whose only
     routes fail the energy checks does not sink the others. The stage has GAPFILL_SHARE of the
     fit's time: wells left when it runs out are reported, and the blocking still runs."""
