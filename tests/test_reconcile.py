@@ -314,6 +314,15 @@ async def test_reconcile_tool(server_env: dict[str, str], tmp_path: Path) -> Non
             **base, "observed_content": "compound,growth\ncpd00036,0\ncpd00100,1\ncpd00082,1\n",
             "holdout_fraction": 0.34, "seed": 1})
         assert held["summary"]["wells_held_out"] == 1 and held["agreement"]["held_out"] is not None
+        # fructose runs on gene-backed reactions only: a conflict, unless the call allows blocking them
+        fructose = {**base, "observed": {FRUCTOSE: False, GLYCEROL: True}}
+        listed = await call(client, "reconcile_phenotypes", fructose)
+        assert listed["changes"] == [] and listed["summary"]["conflicts"] == 2
+        assert listed["summary"]["gene_backed_blocks"] == 0
+        blocked = await call(client, "reconcile_phenotypes", {**fructose, "block_gene_backed": True})
+        assert [(c["reaction_id"], c["evidence"], c["genes"]) for c in blocked["changes"]] == [
+            ("rxn90050_c0", "genes", "g6")]
+        assert blocked["summary"]["gene_backed_blocks"] == 1 and blocked["agreement"]["fitted"]["after"]["mcc"] == 1.0
         await the_dashboard_draws_the_fits(client.resources.store, answer, held)
         await call(client, "reconcile_phenotypes", {**base, "observed_content": "strain,date\nK12,today\n"},
                    error="UNKNOWN_PLATE_LAYOUT")
