@@ -53,12 +53,18 @@ def test_reactions_that_counted_ferredoxin_per_electron_are_halved(data_dir: Pat
     assert ferredoxins(core.reactions.get_by_id("rxn05759_c")) == 1  # H2 is one pair
 
 
-def test_directions_pyruvate_oxidation_and_nitrite_reduction(data_dir: Path) -> None:
+def test_directions_pyruvate_oxidation_and_nitrogen_reductions(data_dir: Path) -> None:
     template = load_template(data_dir, "GramNegative")
     pfor = template.reactions.get_by_id("rxn05938_c")  # written acetyl-CoA + CO2 + Fd_red -> pyruvate
     assert (pfor.lower_bound, pfor.upper_bound) == (-1000, 1000) and DIRECTION_FIXES["rxn05938"][0] == "="
     nitrite = template.reactions.get_by_id("rxn05893_c")  # written NH3 + Fd_ox -> nitrite + Fd_red
     assert (nitrite.lower_bound, nitrite.upper_bound) == (-1000, 0)
+    # no ammonia or nitrite oxidised with cytochrome c: NrfA reduces nitrite, the nitrate reductase
+    # that pumps protons only reduces nitrate, in drafts and as gapfilling offers them
+    nrfa = template.reactions.get_by_id("rxn03978_c")  # written NH3 + 6 cyt c3+ -> nitrite + 6 cyt c2+
+    assert (nrfa.lower_bound, nrfa.upper_bound, nrfa.GapfillDirection) == (-1000, 0, "<")
+    nitrate = template.reactions.get_by_id("rxn14427_c")  # written nitrate + cyt c2+ + 3 H+ out -> nitrite
+    assert (nitrate.lower_bound, nitrate.upper_bound, nitrate.GapfillDirection) == (0, 1000, ">")
     assert load_template(data_dir, ATP_TEMPLATE).reactions.get_by_id("rxn13974_c").lower_bound == -1000
 
 

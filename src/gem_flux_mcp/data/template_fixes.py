@@ -49,6 +49,13 @@ DIRECTION_FIXES: dict[str, tuple[str, str]] = {
     "rxn13974": ("=", "the Core template's pyruvate:ferredoxin oxidoreductase, as rxn05938"),
     "rxn05893": ("<", "ferredoxin nitrite reductase reduces nitrite to ammonia; written both ways it oxidises "
                       "ammonia, which the NAD(P)H form (rxn00568, dG'0 +94 kcal/mol that way) rules out"),
+    "rxn03978": ("<", "cytochrome c nitrite reductase (NrfA, EC 1.7.2.2, 'ammonia:ferricytochrome-c "
+                      "oxidoreductase') reduces nitrite to ammonia; written both ways it oxidises ammonia with "
+                      "cytochrome c, an energy source no heterotroph has (ammonia oxidisers start with ammonia "
+                      "monooxygenase and O2)"),
+    "rxn14427": (">", "the cytochrome c nitrate reductase that translocates protons reduces nitrate; gapfilling "
+                      "offered it backwards too, oxidising nitrite with cytochrome c while pumping protons out, "
+                      "which makes energy from nitrite (B. subtilis gained growth on L-methionine from it)"),
 }
 
 # the database's charges: an electron pair apart (the Core-V5.2 template gives the reduced form +5)
