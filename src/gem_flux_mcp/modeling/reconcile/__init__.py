@@ -1,7 +1,7 @@
 """A model reconciled with a lab's phenotype plate and gene essentiality (issue 32): `plate` reads
 the lab's plate file into growth observations per ModelSEED compound, `gene_table` its gene table
 into essentiality calls per model gene, `fit` changes a copy of the model so its calls agree with
-them (one joint gapfill for the wells that grow, `genes` rescues for the non-essential genes
+them (gapfills for the wells that grow, one at a time, `genes` rescues for the non-essential genes
 whose deletion is lethal, `blocking` for the wells that do not grow and the essential genes with
 a bypass); `records` holds the observations, the options, what a fit gives, and the split of the
 observations for cross-validation."""

@@ -2,7 +2,7 @@
 essentiality: additions for the wells that grow but are not predicted to and for the genes
 observed non-essential whose deletion is predicted lethal (genes.py), blocked directions for the
 wells predicted to grow that do not and for the genes observed essential whose deletion still
-grows (blocking.py). Steps in order: the wells' joint gapfill, the genes' rescues, one blocking
+grows (blocking.py). Steps in order: the wells' gapfills, the genes' rescues, one blocking
 run over both kinds of target, then the predictions after.
 
 Observed growth, not predicted: gapfills over batches of JOINT_WELLS of those wells, one at a
@@ -131,7 +131,7 @@ def reconcile(model: cobra.Model, base_medium: Medium, array_medium: Medium, wel
     budget = [options.max_changes if options.max_changes is not None else math.inf]
     missing = [w.compound for w in wells if w.grows and not grows(before[w.compound], options.threshold)]
     if missing:
-        progress("gapfill", 0.1, f"one joint gapfill over {len(missing)} wells with growth not predicted")
+        progress("gapfill", 0.1, f"gapfilling for {len(missing)} wells with growth not predicted")
         result.model = work = _add_for_growth(work, base_medium, array_medium, missing, template, objective, formulas,
                                               facts, options, deadline, budget, result)
     result.timings["gapfill"] = time.perf_counter() - started - sum(result.timings.values())
@@ -214,7 +214,7 @@ def _still_mismatched(result: Reconciliation, wells: Sequence[Well], genes: Sequ
                 "viable" if g.essential else "lethal") + " after fitting"))
 
 
-# ---- observed growth: one joint gapfill -------------------------------------------------------
+# ---- observed growth: gapfills, a batch of wells at a time -----------------------------------
 
 
 def _add_for_growth(work: cobra.Model, base_medium: Medium, array_medium: Medium, missing: list[str], template: Any,

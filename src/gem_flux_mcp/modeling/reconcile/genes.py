@@ -3,7 +3,7 @@ medium (lethal when it grows below `essential_ratio` of the model's own growth t
 predict_gene_essentiality calls it), and the two ways a call can disagree.
 
 Observed non-essential, predicted lethal: a missing alternative. Its own step, after the wells'
-joint gapfill and before any block, one gene at a time. It is not joint with the wells: the
+gapfills and before any block, one gene at a time. It is not joint with the wells: the
 multi-medium gapfill holds one copy of the network per medium but cannot close reactions in one
 copy only. For each such gene: a copy of the model without the reactions its deletion closes
 (those reactions are also excluded from the template, so the answer is never the same reaction

@@ -77,14 +77,14 @@ def register(mcp: FastMCP) -> None:
         caller: Caller = Depends(current_caller),
     ) -> results.ReconcileResult:
         """Fit a model to a lab's observed growth (a Biolog plate) and gene essentiality (a
-        transposon screen): one joint gapfill adds what the wells that grow need, a gapfill per gene
-        adds an alternative for each non-essential gene whose deletion is lethal; blocked directions
-        among reactions without genome evidence stop growth on the wells that do not and the bypasses
-        of essential genes (gene-backed reactions are listed as conflicts, and blocked only with
-        block_gene_backed=true). Saves a new revision '<id>.rec' whose reasons name the wells and
-        genes; answers growth and essentiality agreement (MCC, TP/FP/TN/FN) before and after, on the
-        fitted and held-out observations, then the changes and what it could not reconcile. Runs in a
-        worker process with progress."""
+        transposon screen): gapfilling adds what the wells that grow need (a well at a time), a
+        gapfill per gene adds an alternative for each non-essential gene whose deletion is lethal;
+        blocked directions among reactions without genome evidence stop growth on the wells that do
+        not and the bypasses of essential genes (gene-backed reactions are listed as conflicts, and
+        blocked only with block_gene_backed=true). Saves a new revision '<id>.rec' whose reasons
+        name the wells and genes; answers growth and essentiality agreement (MCC, TP/FP/TN/FN)
+        before and after, on the fitted and held-out observations, then the changes and what it
+        could not reconcile. Runs in a worker process with progress."""
         path = (caller.files.resolve(observed_file_path, param="observed_file_path", must_exist=True)
                 if observed_file_path else None)
         genes_path = (caller.files.resolve(genes_file_path, param="genes_file_path", must_exist=True)
