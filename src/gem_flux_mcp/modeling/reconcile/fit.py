@@ -11,8 +11,8 @@ network per well of a batch, a reaction pays once however many of them use it), 
 evidence as gapfilling is, with the no-ATP-from-nothing and no-growth-without-carbon checks; each
 batch starts from the additions of the ones before, which pay nothing again, and a well they
 already let grow is not gapfilled again. One LP holding a network copy for every well grew too
-slow past a few wells (B. subtilis' carbon plate: 13 wells, over 250 s for its first LP with
-HiGHS' simplex, ~50 s per LP with its interior point; see JOINT_WELLS). Wells no template reaction
+slow past a few wells (B. subtilis' carbon plate: 13 wells, not done within the fit's 300 s
+with HiGHS' simplex, ~50 s per LP with its interior point; see JOINT_WELLS). Wells no template reaction
 set can reach are left out first (one LP each on the same network), and a batch that finds
 nothing is retried well by well, so one impossible well does not sink the others.
 
@@ -81,11 +81,11 @@ if TYPE_CHECKING:
 Progress = Callable[[str, float, str], None]
 ACTIVE = 1e-7
 TARGET_MARGIN = 1.05  # gapfilled wells must grow this much above the growth call's threshold
-# wells per joint gapfill (its LP holds a copy of the network per well). One: each well is gapfilled
-# in turn from the additions before it, which pay nothing again. On B. subtilis' carbon plate
-# (13 wells, 3 seeds) batches of 4 took 146-187 s a fit, most of it re-solving the 4-copy LP in
-# the energy checks' ban rounds (~50 per batch), and one well at a time 30-38 s, with the same
-# calls on every fitted and held-out well and 20-29 additions either way.
+# wells per joint gapfill (its LP holds a copy of the network per well). One: each well is
+# gapfilled in turn from the additions before it, which pay nothing again. On B. subtilis' carbon
+# plate (13 wells, 3 seeds) batches of 4 took 146-187 s a fit, most of it solving the 4-copy LP
+# again and again (47-51 solves a batch, with the energy checks' bans); one well at a time took
+# 30-38 s, with the same calls on every fitted and held-out well and 20-29 additions either way.
 JOINT_WELLS = 1
 GAPFILL_SHARE = 0.6  # of the fit's time limit, for the additions (the blocking gets the rest)
 OUT_OF_TIME = "the gapfill for the observed growers ran out of its share of the fit's time"
