@@ -19,6 +19,9 @@ _MARK = "_gemflux_one_thread_at_a_time"
 
 def parse_one_thread_at_a_time() -> None:
     """Make COBRApy parse gene rules under one process-wide lock (idempotent, cheap to repeat)."""
+    from gem_flux_mcp.modeling.cobra_import import import_cobra
+
+    import_cobra()  # not at the same moment as another thread (cobra_import.py)
     import cobra.core.gene as gene_module
 
     parse = gene_module.ast_parse

@@ -149,7 +149,9 @@ def _warm_up_modeling_imports_later(delay_s: float = 3.0) -> None:
     spent ~30 % of its CPU there: benchmarks/HISTORY.md, session 14)."""
 
     def warm() -> None:
-        import cobra  # noqa: F401
+        from gem_flux_mcp.modeling.cobra_import import import_cobra
+
+        import_cobra()  # under the lock a first model load in a request thread takes too
         import key_value.aio.adapters.pydantic
         import key_value.aio.stores.memory  # noqa: F401
 
