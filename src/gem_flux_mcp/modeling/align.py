@@ -36,7 +36,10 @@ from .hit_cache import HitCache, Row
 ENV_ALIGNER = "GEMFLUX_ALIGNER"
 ENV_KEEP_HITS = "GEMFLUX_KEEP_HITS"  # "0": align every protein and keep nothing (benchmarks time cold builds)
 MAX_EVALUE = 1e-10
-MMSEQS_SENSITIVITY = "4"
+# -s 3: about half the time of -s 4 (the prefilter proposes fewer distant candidates) and, on the
+# development organisms, the same or better phenotype scores; -s 2 loses fermentation products
+# (benchmarks/ALIGNERS.md, 2026-11-29). The kept index holds exact k-mers and serves either.
+MMSEQS_SENSITIVITY = "3"
 MMSEQS_MAX_SEQS = "300"
 DIAMOND_MAX_TARGETS = "20"
 # what the hits depend on besides the reference and the aligner: kept hits (hit_cache) are per setting
