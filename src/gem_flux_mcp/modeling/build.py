@@ -47,6 +47,7 @@ from .database_transport import add_database_transporters, database_index, movin
 from .decarboxylation import orient_decarboxylations
 from .diffusion import NEUTRAL, add_diffusion
 from .energy import orient_atp_coupled_reactions, orient_atp_driven_transport, orient_nucleotide_making_kinases
+from .gene_rules import set_rule
 from .hydrolysis import orient_hydrolyses
 from .inputs import Protein, product_from_description
 from .kinase_donors import add_donor_variants
@@ -195,7 +196,7 @@ def build_draft(
     require_essential_lps(model, template)
     drop_dispensable_cofactors(model, template, gram_positive=options.template == "GramPositive")
     for rid, alternatives in enzymes.items():
-        model.reactions.get_by_id(rid).gene_reaction_rule = gpr_string(alternatives)
+        set_rule(model.reactions.get_by_id(rid), gpr_string(alternatives))
     straight = straight_chain_lipids(model, template)  # needs the genes: after the rules are set
     either = either_chain_lipids(model, template)  # with the dehydrogenase: branched or straight
     quinones = either_chain_menaquinones(model, template)  # with MenA for heptaprenyl: MK-8 or MK-7

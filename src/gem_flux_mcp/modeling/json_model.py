@@ -45,11 +45,17 @@ def model_from_dict(obj: dict[str, Any]) -> cobra.Model:
     from cobra.io.dict import _metabolite_from_dict, _reaction_from_dict, gene_from_dict
     from cobra.util.solver import set_objective
 
+    from gem_flux_mcp.modeling.gene_rules import set_rule
+
     if "reactions" not in obj:
         raise ValueError("Object has no .reactions attribute. Cannot load.")
     metabolites = [_metabolite_from_dict(metabolite) for metabolite in obj["metabolites"]]
     unowned = _Unowned(DictList(metabolites))
-    reactions = [_reaction_from_dict(reaction, unowned) for reaction in obj["reactions"]]
+    reactions = [_reaction_from_dict({k: v for k, v in reaction.items() if k != "gene_reaction_rule"}, unowned)
+                 for reaction in obj["reactions"]]
+    for built, reaction in zip(reactions, obj["reactions"], strict=True):
+        if "gene_reaction_rule" in reaction:  # as COBRApy sets it, without its parser where not needed
+            set_rule(built, reaction["gene_reaction_rule"])
     model = Model()
     model.add_metabolites(metabolites)
     model.genes.extend([gene_from_dict(gene) for gene in obj["genes"]])
