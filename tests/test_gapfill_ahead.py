@@ -138,17 +138,26 @@ def test_a_gapfill_job_given_the_work_ahead_answers_as_one_without(data_dir: Pat
     from gem_flux_mcp.services.gapfill import GapfillJob
 
     settings = Settings.resolve(data_dir, tmp_path / "state", cache_dir)
-    document = to_json(_leaky_core(data_dir))
+    built = _leaky_core(data_dir)
+    document = to_json(built)
     job = GapfillJob(model_id="core", media_id="glucose_minimal_aerobic", model_json=document,
                      medium=medium_of(data_dir, "glucose_minimal_aerobic"), target_growth=0.01,
                      mode="full", template="GramNegative", new_model_id="core.gf")
-    messages: list[str] = []
-    assert gapfill_ahead.start(document.encode(), "GramNegative", settings)
-    with_ahead = job.run(settings, lambda _stage, _fraction, message: messages.append(message))
-    assert any("computed while the draft was read" in m for m in messages)  # it was taken
+    outcomes = []
+    # the work ahead reading the stored draft, and taking over the model it was written from (a build's)
+    for given in (None, built):
+        messages: list[str] = []
+
+        def note(_stage: str, _fraction: float, message: str, seen: list[str] = messages) -> None:
+            seen.append(message)
+
+        assert gapfill_ahead.start(document.encode(), "GramNegative", settings, built=given)
+        outcomes.append(job.run(settings, note))
+        assert any("computed while the draft was read" in m for m in messages)  # it was taken
     monkeypatch.setenv(gapfill_ahead.ENV_GAPFILL_AHEAD, "0")
     assert not gapfill_ahead.start(document.encode(), "GramNegative", settings)
     without = job.run(settings, lambda *_: None)
-    assert with_ahead.data == without.data and with_ahead.atp_correction == without.atp_correction
-    assert {k: v for k, v in with_ahead.report.items() if k != "timings_s"} == \
-        {k: v for k, v in without.report.items() if k != "timings_s"}
+    for with_ahead in outcomes:
+        assert with_ahead.data == without.data and with_ahead.atp_correction == without.atp_correction
+        assert {k: v for k, v in with_ahead.report.items() if k != "timings_s"} == \
+            {k: v for k, v in without.report.items() if k != "timings_s"}

@@ -51,7 +51,6 @@ class BuildJob:
         from gem_flux_mcp.modeling.build import BuildOptions, describe_draft
         from gem_flux_mcp.modeling.inputs import Protein
         from gem_flux_mcp.modeling.reconstruct import build_with_template
-        from gem_flux_mcp.modeling.solver_memory import release_model
         from gem_flux_mcp.store.serialization import serialize_model
 
         proteins = [Protein(pid, seq, desc) for pid, seq, desc in self.proteins]
@@ -66,8 +65,8 @@ class BuildJob:
         summary = describe_draft(result.model, call.template if call else self.template, result.annotation)
         if call is not None:  # template 'auto': what was chosen and why
             summary["interpretation"]["template_choice"] = call.reason
-        release_model(result.model)
-        gapfill_ahead.start(serialized.data, summary["template_used"], settings)  # while the answer is read
+        # while the answer is read; the work takes the model over (and releases it)
+        gapfill_ahead.start(serialized.data, summary["template_used"], settings, built=result.model)
         return BuiltDraft(serialized.data, serialized.stats, summary, result.timings)
 
 

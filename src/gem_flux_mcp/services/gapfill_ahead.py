@@ -64,11 +64,19 @@ def _key(model_json: str | bytes, template: str) -> tuple[str, str]:
     return hashlib.sha256(data).hexdigest(), template
 
 
-def start(model_json: bytes, model_template: str | None, settings: Settings) -> bool:
+def start(model_json: bytes, model_template: str | None, settings: Settings,
+          built: cobra.Model | None = None) -> bool:
     """Begin the ATP correction of the draft `model_json` (as it is stored), built with
-    `model_template`, in the background; True if begun. Whatever was under way is called off first."""
+    `model_template`, in the background; True if begun. Whatever was under way is called off first.
+    `built`, the COBRApy model `model_json` was written from, saves reading it back: the work takes
+    it over (and releases it; also when it does not begin). The JSON round trip is exact, so the
+    correction is the same (tests/test_gapfill_ahead.py)."""
+    from gem_flux_mcp.modeling.solver_memory import release_model
+
     cancel()
     if settings.job_memory_mb or os.environ.get(ENV_GAPFILL_AHEAD, "1").strip() == "0":
+        if built is not None:
+            release_model(built)
         return False
     template = gapfill_template(model_template)
     ahead = _Ahead(_key(model_json, template))
@@ -77,11 +85,11 @@ def start(model_json: bytes, model_template: str | None, settings: Settings) -> 
         from gem_flux_mcp.modeling.fluxlp import Cancelled, SolverDeadline
         from gem_flux_mcp.modeling.gapfill import GapfillOptions, correct_atp_ahead
         from gem_flux_mcp.modeling.json_model import model_from_json
-        from gem_flux_mcp.modeling.solver_memory import release_model
 
-        model = None
+        model = built
         try:
-            model = model_from_json(model_json)
+            if model is None:
+                model = model_from_json(model_json)
             ahead.result = correct_atp_ahead(model, template_name=template, data_dir=settings.data_dir,
                                              biochem=worker_biochem(settings),
                                              deadline=SolverDeadline(GapfillOptions().time_limit_s,
