@@ -245,8 +245,8 @@ class BiochemIndex:
 
     def search_compounds(self, query: object, limit: object = 10) -> dict[str, Any]:
         text, n = validate_search_args(query, limit)
-        hits = ranked_hits(self._connect(), 0, text, n)
         con = self._connect()
+        hits = ranked_hits(con, 0, text, n)
         rows = {r["rowid"]: r for r in _fetch_rows(con, "compounds", [h.rowid for h in hits])}
         results = []
         for hit in hits[:n]:
@@ -304,8 +304,8 @@ class BiochemIndex:
 
     def search_reactions(self, query: object, limit: object = 10) -> dict[str, Any]:
         text, n = validate_search_args(query, limit)
-        hits = ranked_hits(self._connect(), 1, text, n)
         con = self._connect()
+        hits = ranked_hits(con, 1, text, n)
         rows = {r["rowid"]: r for r in _fetch_rows(con, "reactions", [h.rowid for h in hits])}
         results = []
         for hit in hits[:n]:

@@ -69,6 +69,7 @@ def ranked_hits(con: sqlite3.Connection, entity: int, text: str, limit: int) -> 
 
     return sorted(best.values(), key=key)[:wanted]
 
+
 def _ec_hits(con: sqlite3.Connection, text: str, wanted: int) -> list[Hit]:
     """EC numbers match per component: 2.7.1.1 never matches 2.7.1.10; 2.7.1 or 2.7.1.-
     matches every 2.7.1.x."""
@@ -89,6 +90,7 @@ def _ec_hits(con: sqlite3.Connection, text: str, wanted: int) -> list[Hit]:
         (prefix, prefix[:-1] + "/", wanted),
     )
     return [Hit(ref, 2, "ec_numbers", ec) for ref, ec in rows]
+
 
 def _text_hits(con: sqlite3.Connection, entity: int, text: str, wanted: int, have: set[int]) -> list[Hit]:
     """Every query word must appear (substring, case-insensitive). Tiers, best first: all
