@@ -11,6 +11,7 @@ import signal
 import sys
 import threading
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 # FastMCP reads these at import: no update check (no network at run time), no banner (stdout
@@ -25,7 +26,7 @@ from starlette.middleware import Middleware
 from gem_flux_mcp import CONTRACT_VERSION, __version__, gc_policy
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.errors import GemFluxError
-from gem_flux_mcp.server import access, model_resources, runtime, tool_list, tool_schemas
+from gem_flux_mcp.server import access, model_resources, runtime, tool_descriptions, tool_list, tool_schemas
 from gem_flux_mcp.server.arguments import ArgumentErrorMiddleware
 from gem_flux_mcp.server.dependencies import RESOURCES
 from gem_flux_mcp.server.http_guards import RequestGuard
@@ -78,12 +79,14 @@ valid_next_steps and an example_call: follow them instead of retrying the same c
 )
 
 
-def create_app(resources: Resources | None = None, *, with_dashboard: bool = False) -> FastMCP:
+def create_app(resources: Resources | None = None, *, with_dashboard: bool = False,
+               descriptions_dir: Path | None = None) -> FastMCP:
     """The MCP app with every tool registered, serving `resources` (its lifespan context, from
     which tools are given what they need: `server/dependencies.py`). Without resources the app
     only lists its tools (contract snapshots, the stand-alone dashboard). With the dashboard, its
     pages and /api/ routes are served beside /mcp (HTTP transport). The caller owns the
-    resources and shuts them down."""
+    resources and shuts them down. The tools' descriptions and schemas are kept between starts in
+    `descriptions_dir` (default: the resources' cache folder; none without resources)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(server: FastMCP) -> AsyncIterator[dict[str, Any]]:
@@ -101,6 +104,11 @@ def create_app(resources: Resources | None = None, *, with_dashboard: bool = Fal
     # first added = outermost: the recorder sees the final result, envelopes included
     mcp.add_middleware(RecordingMiddleware(lambda: recorder, access.request_workspace))
     mcp.add_middleware(ArgumentErrorMiddleware())
+    # each tool's description and schemas, derived by the first start of this code (tool_descriptions.py)
+    if descriptions_dir is None and resources is not None:
+        descriptions_dir = resources.settings.cache_dir
+    descriptions = tool_descriptions.ToolDescriptions.in_cache(descriptions_dir)
+    tool_descriptions.attach(mcp, descriptions)
     lookup.register(mcp)
     media.register(mcp)
     models.register(mcp)
@@ -113,6 +121,7 @@ def create_app(resources: Resources | None = None, *, with_dashboard: bool = Fal
     community.register(mcp)
     batch.register(mcp)
     model_resources.register(mcp)
+    descriptions.save()
     if with_dashboard and resources is not None:
         # imported here: the dashboard (pictures, the batch board, gapfill reports) is served only
         # over HTTP, and a stdio server starts without it

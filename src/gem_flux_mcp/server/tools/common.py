@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from fastmcp import FastMCP
 from pydantic import Field
 
+from gem_flux_mcp.server import tool_descriptions
 from gem_flux_mcp.server.envelope import enveloped, enveloped_async
 from gem_flux_mcp.server.file_area import FileArea
 from gem_flux_mcp.services.results import Result, output_schema
@@ -44,6 +45,7 @@ def tool(mcp: FastMCP, name: str, result: type[Result], annotations: dict[str, A
         # given, as here: shown the signature without it, it skips that work (~5 ms a tool at start).
         wrapped.__signature__ = inspect.signature(func).replace(  # type: ignore[attr-defined]
             return_annotation=inspect.Signature.empty)
-        return mcp.tool(name=name, annotations=annotations, output_schema=output_schema(result))(wrapped)
+        mcp.add_tool(tool_descriptions.of(mcp).make(wrapped, name, annotations, lambda: output_schema(result)))
+        return wrapped
 
     return decorate

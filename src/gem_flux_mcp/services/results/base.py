@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 class Result(BaseModel):
     """Base of every result model (and of the models nested in them)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
