@@ -111,6 +111,9 @@ async def test_a_worker_started_before_any_job_runs_the_first_one(tmp_path: Path
         state = await runner.run(ReportWorkerState(), progress)
         assert state["pid"] == spare.process.pid
         assert runner._idle == [spare] and runner.start_spare() is False  # it stays for the next job
+        # below the server's CPU priority: niceness 10 and Linux's SCHED_IDLE (worker.lower_cpu_priority)
+        assert os.getpriority(os.PRIO_PROCESS, spare.process.pid) >= os.getpriority(os.PRIO_PROCESS, 0) + 10
+        assert os.sched_getscheduler(spare.process.pid) == os.SCHED_IDLE
     finally:
         runner.shutdown()
     assert not spare.process.is_alive()
