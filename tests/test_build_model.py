@@ -306,12 +306,13 @@ def test_enzyme_bound_fad_and_outside_enzymes_are_matched(data_dir: Path, bioche
                                                          tmp_path: Path) -> None:
     """B. subtilis' succinate dehydrogenase is two iYO844 reactions on sdhCAB, SUCD1 (succinate
     + FAD -> fumarate + FADH2) and SUCD5_BS (FADH2 + menaquinone-7 -> FAD + menaquinol-7); their
-    sum is the template's menaquinone fumarate reductase, which SUCD5_BS then brings. E. coli's
+    sum is the template's menaquinone fumarate reductase, which SUCD5_BS then brings; S. aureus'
+    SUCD2 (the same with the enzyme's FAD written beside the menaquinone) is that reaction too. E. coli's
     periplasmic glucose-1-phosphatase (G1PPpp) is the template's cytosolic rxn00221 run outside;
     the periplasmic phosphatidylglycerophosphate phosphatase (lipids never occur outside) keeps
     its cytosolic match."""
     from gem_flux_mcp.data.templates import load_template
-    from gem_flux_mcp.modeling.bigg_match import StoichiometricAliases, bound_carrier_pairs
+    from gem_flux_mcp.modeling.bigg_match import StoichiometricAliases, bound_carrier_pairs, without_bound_fad
 
     template = load_template(data_dir, "GramPositive")
     reference = Reference.installed()
@@ -326,9 +327,15 @@ def test_enzyme_bound_fad_and_outside_enzymes_are_matched(data_dir: Path, bioche
         (ids["g1p"], "c"): -1, (ids["h2o"], "c"): -1, (ids["glc__D"], "c"): 1, (ids["pi"], "c"): 1}
 
     aliases = StoichiometricAliases(biochem, universe, template, pairs)
-    found = aliases.reaction_ids_for_external("BiGG", ["SUCD1", "SUCD5_BS", "G1PPpp", "PGPP160pp", "PGPP160"])
+    found = aliases.reaction_ids_for_external("BiGG", ["SUCD1", "SUCD5_BS", "G1PPpp", "PGPP160pp", "PGPP160",
+                                                       "SUCD2"])
     assert "rxn08527" in found["SUCD5_BS"] and "rxn08527" not in found["SUCD1"]
     assert aliases.matched["SUCD5_BS+SUCD1"] == {"rxn08527"}
+    # S. aureus' (iYS854) writes its FAD beside the menaquinone: without the FAD it is the same reaction
+    assert universe["SUCD2"] == {"fad_c": -1.0, "h_c": -2.0, "mqn7_c": -1.0, "succ_c": -1.0, "fadh2_c": 1.0,
+                                 "fum_c": 1.0, "mql7_c": 1.0}
+    assert found["SUCD2"] == {"rxn08527"}
+    assert without_bound_fad({"fad_c": -1.0, "succ_c": -1.0, "fadh2_c": 1.0, "fum_c": 1.0}) is None  # SUCD1
     assert found["G1PPpp"] == {"rxn00221_e"}
     assert found["PGPP160pp"] == found["PGPP160"] and "rxn09104" in found["PGPP160"]
 

@@ -26,6 +26,11 @@ first (rxn00288) but reoxidise free FADH2 only with ubiquinone, so a menaquinone
 not run its TCA cycle from succinate on. Where one enzyme of a reference model makes FADH2 in one
 of its reactions and uses it in another, the sum of the two (here succinate + menaquinone ⇌
 fumarate + menaquinol, rxn08527) is also looked up, and matches the reaction that uses the FADH2.
+Other models write the enzyme's FAD beside the quinone in one reaction: S. aureus' succinate
+dehydrogenase (iYS854 SUCD2: succinate + FAD + menaquinone-7 → fumarate + FADH2 + menaquinol-7,
+two electron pairs from one) is B. subtilis' best hit once iYO844 is left out, and matched nothing,
+so the strain had no succinate dehydrogenase and grew on no TCA-cycle carbon source. A reaction
+that reduces FAD and a quinone together is also looked up without the FAD (`without_bound_fad`).
 
 Enzymes outside the cell: a reference reaction whose compounds are all in the periplasm or outside
 and which changes them (not a porin) is catalysed there, if its compounds also occur outside the
@@ -54,6 +59,9 @@ COMPARTMENTS = {"c": "c", "p": "e", "e": "e"}  # BiGG compartment -> template co
 # aliases name BiGG's one-electron fdxox/fdxrd
 SAME_AS = {"mql7": "mql8", "mqn7": "mqn8", "fdxo_42": "fdxox", "fdxr_42": "fdxrd"}
 BOUND_CARRIER = "fadh2_c"  # made and used by one enzyme: not a free pool
+OXIDISED_CARRIER = "fad_c"
+# BiGG quinones (oxidised -> reduced): an enzyme reducing one of these and FAD at once holds the FAD
+QUINONES = {"mqn7": "mql7", "mqn8": "mql8", "q8": "q8h2", "2dmmq8": "2dmmql8"}
 OUTSIDE = "_e"  # suffix of a matched id whose cytosolic template reaction runs outside the cell
 Key = tuple[tuple[tuple[str, str], float], ...]
 T = TypeVar("T")
@@ -207,6 +215,12 @@ class StoichiometricAliases:
         return result
 
     def _by_stoichiometry(self, reactions: Mapping[str, Mapping[str, float]]) -> dict[str, set[str]]:
+        result = self._looked_up(reactions)
+        bare = {name: found for name, coefficients in reactions.items()
+                if name not in result and (found := without_bound_fad(coefficients)) is not None}
+        return {**result, **self._looked_up(bare)}
+
+    def _looked_up(self, reactions: Mapping[str, Mapping[str, float]]) -> dict[str, set[str]]:
         result: dict[str, set[str]] = {}
         for bigg, converted in self.in_modelseed(reactions).items():
             key = stoichiometry_key(converted)
@@ -236,6 +250,18 @@ class StoichiometricAliases:
             else:
                 result[bigg] = converted
         return result
+
+
+def without_bound_fad(coefficients: Mapping[str, float]) -> dict[str, float] | None:
+    """A reaction that reduces FAD and a quinone at once, without the FAD (the enzyme's own,
+    written as free); None for any other reaction."""
+    fad = coefficients.get(OXIDISED_CARRIER, 0.0)
+    if fad >= 0 or coefficients.get(BOUND_CARRIER, 0.0) != -fad:
+        return None
+    if not any(coefficients.get(f"{oxidised}_c", 0.0) < 0 < coefficients.get(f"{reduced}_c", 0.0)
+               for oxidised, reduced in QUINONES.items()):
+        return None
+    return {m: v for m, v in coefficients.items() if m not in (OXIDISED_CARRIER, BOUND_CARRIER)}
 
 
 def template_reaction_id(matched_id: str) -> str:
