@@ -307,7 +307,8 @@ def test_enzyme_bound_fad_and_outside_enzymes_are_matched(data_dir: Path, bioche
     """B. subtilis' succinate dehydrogenase is two iYO844 reactions on sdhCAB, SUCD1 (succinate
     + FAD -> fumarate + FADH2) and SUCD5_BS (FADH2 + menaquinone-7 -> FAD + menaquinol-7); their
     sum is the template's menaquinone fumarate reductase, which SUCD5_BS then brings; S. aureus'
-    SUCD2 (the same with the enzyme's FAD written beside the menaquinone) is that reaction too. E. coli's
+    SUCD2 (the same with the enzyme's FAD written beside the menaquinone) is that reaction too; an
+    anomer (alpha-D-galactose) counts as its sugar. E. coli's
     periplasmic glucose-1-phosphatase (G1PPpp) is the template's cytosolic rxn00221 run outside;
     the periplasmic phosphatidylglycerophosphate phosphatase (lipids never occur outside) keeps
     its cytosolic match."""
@@ -328,7 +329,7 @@ def test_enzyme_bound_fad_and_outside_enzymes_are_matched(data_dir: Path, bioche
 
     aliases = StoichiometricAliases(biochem, universe, template, pairs)
     found = aliases.reaction_ids_for_external("BiGG", ["SUCD1", "SUCD5_BS", "G1PPpp", "PGPP160pp", "PGPP160",
-                                                       "SUCD2"])
+                                                       "SUCD2", "GALK2", "GALM"])
     assert "rxn08527" in found["SUCD5_BS"] and "rxn08527" not in found["SUCD1"]
     assert aliases.matched["SUCD5_BS+SUCD1"] == {"rxn08527"}
     # S. aureus' (iYS854) writes its FAD beside the menaquinone: without the FAD it is the same reaction
@@ -336,6 +337,10 @@ def test_enzyme_bound_fad_and_outside_enzymes_are_matched(data_dir: Path, bioche
                                  "fum_c": 1.0, "mql7_c": 1.0}
     assert found["SUCD2"] == {"rxn08527"}
     assert without_bound_fad({"fad_c": -1.0, "succ_c": -1.0, "fadh2_c": 1.0, "fum_c": 1.0}) is None  # SUCD1
+    # anomers count as their sugar: L. lactis' alpha-D-galactose kinase is the template's galactokinase,
+    # and its mutarotase (D-galactose -> alpha-D-galactose) becomes nothing
+    assert universe["GALK2"]["a_gal__D_c"] == -1.0 and found["GALK2"] == {"rxn00808"}
+    assert not any(f"{r}_c" in template.reactions for r in found.get("GALM", ()))
     assert found["G1PPpp"] == {"rxn00221_e"}
     assert found["PGPP160pp"] == found["PGPP160"] and "rxn09104" in found["PGPP160"]
 

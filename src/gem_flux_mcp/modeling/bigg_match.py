@@ -57,7 +57,11 @@ COMPARTMENTS = {"c": "c", "p": "e", "e": "e"}  # BiGG compartment -> template co
 # BiGG compound -> the one it is matched as. BiGG's [4Fe-4S] ferredoxin (fdxo_42/fdxr_42) carries an
 # electron pair, as ModelSEED's cpd11621/cpd11620 do in the templates (data/template_fixes.py); their
 # aliases name BiGG's one-electron fdxox/fdxrd
-SAME_AS = {"mql7": "mql8", "mqn7": "mqn8", "fdxo_42": "fdxox", "fdxr_42": "fdxrd"}
+SAME_AS = {"mql7": "mql8", "mqn7": "mqn8", "fdxo_42": "fdxox", "fdxr_42": "fdxrd",
+           # anomers, which ModelSEED's aliases and templates do not tell apart (they interconvert
+           # in water); L. lactis' galactokinase (iNF517 GALK2) phosphorylates alpha-D-galactose
+           "a_gal__D": "gal", "glc__aD": "glc__D", "glc__bD": "glc__D", "a_D_glucose": "glc__D",
+           "b_D_glucose": "glc__D", "g6p_A": "g6p", "g6p_B": "g6p", "fru_B": "fru"}
 BOUND_CARRIER = "fadh2_c"  # made and used by one enzyme: not a free pool
 OXIDISED_CARRIER = "fad_c"
 # BiGG quinones (oxidised -> reduced): an enzyme reducing one of these and FAD at once holds the FAD
