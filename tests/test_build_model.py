@@ -280,6 +280,28 @@ def test_bigg_reactions_without_alias_are_matched_by_stoichiometry(data_dir: Pat
     assert (tmp_path / "reference").is_dir()  # parsed once, then read from the cache folder
 
 
+def test_a_stereo_variant_the_template_lacks_is_read_as_the_template_compound(data_dir: Path, biochem: BiochemIndex,
+                                                                             tmp_path: Path) -> None:
+    """BiGG's L-cystathionine is ModelSEED's cpd19019, which no template reaction uses; the template's
+    cystathionine (cpd00424) has the same structure but another stereo layer in its InChIKey. Read
+    as cpd00424, E. coli's cystathionine gamma-synthase (SHSL1) and beta-lyase (CYSTL) are the
+    template's rxn01816 and rxn00950. Compounds the template uses keep their alias (D- and L-alanine
+    stay apart)."""
+    from gem_flux_mcp.data.templates import load_template
+    from gem_flux_mcp.modeling.bigg_match import StoichiometricAliases
+
+    template = load_template(data_dir, "GramNegative")
+    universe = Reference.installed().reaction_stoichiometry(tmp_path)
+    aliases = StoichiometricAliases(biochem, universe, template)
+    plain = biochem.compound_ids_for_external("BiGG", ["cyst__L", "ala__D", "ala__L", "succ"])
+    assert plain["cyst__L"] == "cpd19019"
+    assert aliases.in_template(plain) == {**plain, "cyst__L": "cpd00424"}
+    found = aliases.reaction_ids_for_external("BiGG", ["SHSL1", "CYSTL"])
+    assert "rxn01816" in found["SHSL1"] and "rxn00950" in found["CYSTL"]
+    assert not any(f"{r}_c" in template.reactions
+                   for r in biochem.reaction_ids_for_external("BiGG", ["SHSL1"])["SHSL1"])  # not by alias
+
+
 def test_what_the_reference_implies_is_found_once_per_process() -> None:
     """The FAD pairs of the whole reference (~0.4 s) are found once for the objects a process
     keeps loaded, and again for other objects, even equal ones (they may change)."""

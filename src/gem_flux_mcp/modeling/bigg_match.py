@@ -32,6 +32,12 @@ two electron pairs from one) is B. subtilis' best hit once iYO844 is left out, a
 so the strain had no succinate dehydrogenase and grew on no TCA-cycle carbon source. A reaction
 that reduces FAD and a quinone together is also looked up without the FAD (`without_bound_fad`).
 
+Stereo variants: ModelSEED keeps some compounds twice, with and without a stereo layer, and its
+BiGG alias may name the one no template reaction uses (BiGG's L-cystathionine is cpd19019, the
+templates' cystathionine cpd00424). A compound the template does not use is read as the one
+template compound of the same structure (the InChIKey's first block), when there is exactly one
+(`StoichiometricAliases.in_template`); anomers are in SAME_AS.
+
 Enzymes outside the cell: a reference reaction whose compounds are all in the periplasm or outside
 and which changes them (not a porin) is catalysed there, if its compounds also occur outside the
 cell in BiGG (they pass porins or come from a medium) — E. coli's periplasmic nucleotidases
@@ -120,6 +126,7 @@ class _SameObjects:
 _CARRIER_PAIRS = _SameObjects()
 _TEMPLATE_INDEXES = _SameObjects()
 _FOUND_OUTSIDE = _SameObjects()
+_TEMPLATE_SKELETONS = _SameObjects()
 
 
 def bound_carrier_pairs(bigg_reactions: Mapping[str, Mapping[str, float]],
@@ -179,6 +186,7 @@ class StoichiometricAliases:
         self.template_ids, self.index, self.outside_index = _TEMPLATE_INDEXES.get(
             (template,), lambda: _template_index(template))
         self.matched: dict[str, set[str]] = {}  # BiGG id -> ModelSEED ids found by stoichiometry
+        self.template = template
 
     def compound_ids_for_external(self, source: str, values: Iterable[str]) -> dict[str, str]:
         return self.aliases.compound_ids_for_external(source, values)
@@ -234,13 +242,30 @@ class StoichiometricAliases:
                 result[bigg] = set(self.outside_index[key])
         return result
 
+    def in_template(self, compounds: Mapping[str, str]) -> dict[str, str]:
+        """BiGG compound -> ModelSEED compound, where the alias names a compound the template does not
+        use and the template has exactly one of the same structure by InChIKey (ModelSEED keeps
+        stereo variants apart: BiGG's L-cystathionine is cpd19019, the template's cystathionine
+        cpd00424, so E. coli's cystathionine gamma-synthase (SHSL1) matched nothing), that one."""
+        used, by_skeleton = _TEMPLATE_SKELETONS.get((self.template, self.aliases),
+                                                    lambda: _template_skeletons(self.template, self.aliases))
+        foreign = {cid for cid in compounds.values() if cid not in used}
+        records = self.aliases.compounds_by_ids(foreign) if foreign else {}
+        result = dict(compounds)
+        for name, cid in compounds.items():
+            if cid in foreign:
+                same = by_skeleton.get(_skeleton(records.get(cid, {}).get("inchikey")) or "", set())
+                if len(same) == 1:
+                    result[name] = next(iter(same))
+        return result
+
     def in_modelseed(self, reactions: Mapping[str, Mapping[str, float]]) -> dict[str, dict[tuple[str, str], float]]:
         """BiGG reactions written in ModelSEED compounds, {(compound, 'c' or 'e'): coefficient}, the
         periplasm taken as the outside; those with a compartment or compound without counterpart
         left out."""
         names = {SAME_AS.get(n, n) for coefficients in reactions.values() for n in
                  (m.rsplit("_", 1)[0] for m in coefficients)}
-        compounds = self.aliases.compound_ids_for_external("BiGG", names)
+        compounds = self.in_template(self.aliases.compound_ids_for_external("BiGG", names))
         result: dict[str, dict[tuple[str, str], float]] = {}
         for bigg, coefficients in reactions.items():
             converted: dict[tuple[str, str], float] = {}
@@ -266,6 +291,21 @@ def without_bound_fad(coefficients: Mapping[str, float]) -> dict[str, float] | N
                for oxidised, reduced in QUINONES.items()):
         return None
     return {m: v for m, v in coefficients.items() if m not in (OXIDISED_CARRIER, BOUND_CARRIER)}
+
+
+def _skeleton(inchikey: Any) -> str | None:
+    """The first block of an InChIKey: the structure without stereochemistry."""
+    return inchikey.split("-")[0] if isinstance(inchikey, str) and len(inchikey) > 14 else None
+
+
+def _template_skeletons(template: Any, aliases: Aliases) -> tuple[set[str], dict[str, set[str]]]:
+    """The template's compounds, and those compounds by structure without stereochemistry."""
+    compounds = {m.id.rsplit("_", 1)[0] for reaction in template.reactions for m in reaction.metabolites}
+    by_skeleton: dict[str, set[str]] = defaultdict(set)
+    for cid, record in aliases.compounds_by_ids(compounds).items():
+        if (skeleton := _skeleton(record.get("inchikey"))) is not None:
+            by_skeleton[skeleton].add(cid)
+    return compounds, dict(by_skeleton)
 
 
 def template_reaction_id(matched_id: str) -> str:
