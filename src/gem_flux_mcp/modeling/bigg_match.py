@@ -185,8 +185,11 @@ class StoichiometricAliases:
             m.rpartition("_")[0] for coefficients in bigg_reactions.values() for m in coefficients if m.endswith("_e")})
         self.template_ids, self.index, self.outside_index = _TEMPLATE_INDEXES.get(
             (template,), lambda: _template_index(template))
+        # the template's compounds by structure: built with the rest here, so a worker's warm-up
+        # (build.load_shared_inputs) pays for it, not its first build (~0.2-0.4 s)
+        self.template_compounds, self.by_skeleton = _TEMPLATE_SKELETONS.get(
+            (template, aliases), lambda: _template_skeletons(template, aliases))
         self.matched: dict[str, set[str]] = {}  # BiGG id -> ModelSEED ids found by stoichiometry
-        self.template = template
 
     def compound_ids_for_external(self, source: str, values: Iterable[str]) -> dict[str, str]:
         return self.aliases.compound_ids_for_external(source, values)
@@ -230,7 +233,7 @@ class StoichiometricAliases:
         result = self._looked_up(reactions)
         bare = {name: found for name, coefficients in reactions.items()
                 if name not in result and (found := without_bound_fad(coefficients)) is not None}
-        return {**result, **self._looked_up(bare)}
+        return {**result, **self._looked_up(bare)} if bare else result
 
     def _looked_up(self, reactions: Mapping[str, Mapping[str, float]]) -> dict[str, set[str]]:
         result: dict[str, set[str]] = {}
@@ -247,14 +250,12 @@ class StoichiometricAliases:
         use and the template has exactly one of the same structure by InChIKey (ModelSEED keeps
         stereo variants apart: BiGG's L-cystathionine is cpd19019, the template's cystathionine
         cpd00424, so E. coli's cystathionine gamma-synthase (SHSL1) matched nothing), that one."""
-        used, by_skeleton = _TEMPLATE_SKELETONS.get((self.template, self.aliases),
-                                                    lambda: _template_skeletons(self.template, self.aliases))
-        foreign = {cid for cid in compounds.values() if cid not in used}
+        foreign = {cid for cid in compounds.values() if cid not in self.template_compounds}
         records = self.aliases.compounds_by_ids(foreign) if foreign else {}
         result = dict(compounds)
         for name, cid in compounds.items():
             if cid in foreign:
-                same = by_skeleton.get(_skeleton(records.get(cid, {}).get("inchikey")) or "", set())
+                same = self.by_skeleton.get(_skeleton(records.get(cid, {}).get("inchikey")) or "", set())
                 if len(same) == 1:
                     result[name] = next(iter(same))
         return result
