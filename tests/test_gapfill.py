@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import cobra
@@ -20,8 +21,10 @@ import models
 from gem_flux_mcp.data.biochem import BiochemIndex
 from gem_flux_mcp.data.media_library import load_media_library
 from gem_flux_mcp.errors import InfeasibilityError, LibraryError, TimeoutError_
+from gem_flux_mcp.modeling import fluxlp
 from gem_flux_mcp.modeling import gapfill as gf
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
+from gem_flux_mcp.modeling.gapfill import steps
 from gem_flux_mcp.modeling.gapfill.run import _stage_errors
 from gem_flux_mcp.services.gapfill import reactions_page as page
 from models import apply_exchange_medium, build_genome, medium_of
@@ -87,6 +90,43 @@ def test_bound_prices_bound_the_rise_of_the_maximum() -> None:
         rises[j] = lp.maximize(biomass, lower, reopened) - most
         assert rises[j] <= prices[j] * lp.upper[j] + 1e-6
     assert rises[lp.index["CS"]] > 0.1 and prices[lp.index["CS"]] > 0  # the TCA cycle's entry
+
+
+def test_several_maxima_at_once_are_those_asked_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`maximize_many` shares its questions with a second solving thread (HiGHS lets go of the
+    interpreter lock while it solves): the answers are those of asking in turn on another LP; with
+    GEMFLUX_LP_THREADS=1 every solve stays on the caller's thread; a failed solve on either thread
+    is the caller's error."""
+    model = cobra.io.load_model("textbook")
+    columns = [Column(r.id, {m.id: c for m, c in r.metabolites.items()}, r.lower_bound, r.upper_bound)
+               for r in model.reactions]
+    biomass = [c.id for c in columns].index("Biomass_Ecoli_core")
+    in_turn = FluxLP(columns, SolverDeadline(60))
+    bounds = []
+    for j in range(len(columns)):  # each reaction closed in turn (ATPM's closing is infeasible: 0.0)
+        upper, lower = in_turn.upper.copy(), in_turn.lower.copy()
+        upper[j] = lower[j] = 0.0
+        bounds.append((lower, upper))
+    expected = [in_turn.maximize(biomass, lower, upper) for lower, upper in bounds]
+    assert 0.0 in expected and len(set(np.round(expected, 6))) > 5
+    for threads, side in (("2", True), ("1", False)):
+        monkeypatch.setenv(fluxlp.ENV_LP_THREADS, threads)
+        lp = FluxLP(columns, SolverDeadline(60))
+        assert lp.maximize_many(biomass, bounds) == pytest.approx(expected, abs=1e-9)
+        with_prices = lp.maximize_many_with_bound_prices(biomass, bounds[:7])
+        assert [most for most, _ in with_prices] == pytest.approx(expected[:7], abs=1e-9)
+        assert bool(lp._side_instances) == side and lp.solves == len(bounds) + 7
+        # the first test over the limit, asked two at a time, is the one asking in turn finds
+        limit = float(np.median(expected))
+        first = next(k for k, most in enumerate(expected) if most > limit * (1 + 1e-6) + 1e-9)
+        found = steps.first_failing(SimpleNamespace(lp=lp), biomass, [(lo, up, limit) for lo, up in bounds])
+        assert found is not None and found[0] == first and found[1] == pytest.approx(expected[first])
+        assert steps.first_failing(SimpleNamespace(lp=lp), biomass, [(lo, up, 10.0) for lo, up in bounds]) is None
+    monkeypatch.setenv(fluxlp.ENV_LP_THREADS, "2")
+    late = FluxLP(columns, SolverDeadline(0.0))
+    with pytest.raises(TimeoutError_):
+        late.maximize_many(biomass, bounds[:4])
+    assert FluxLP(columns, SolverDeadline(60)).maximize_many(biomass, bounds[:4]) == pytest.approx(expected[:4])
 
 
 def test_integer_pass_keeps_the_cheapest_route() -> None:

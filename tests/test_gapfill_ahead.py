@@ -14,6 +14,7 @@ from cobra.io import model_to_dict, to_json
 
 from gem_flux_mcp.config import Settings
 from gem_flux_mcp.data.biochem import BiochemIndex
+from gem_flux_mcp.modeling import fluxlp
 from gem_flux_mcp.modeling import gapfill as gf
 from gem_flux_mcp.modeling.fluxlp import Cancelled, SolverDeadline
 from gem_flux_mcp.modeling.gapfill.report import describe
@@ -65,6 +66,54 @@ def test_a_correction_computed_ahead_gives_the_same_gapfill(data_dir: Path, bioc
     # the correction changed the model (directions set from the Core template, ATP-making ones closed): a real replay
     assert fresh.atp is not None and len(fresh.atp.core_directions) > 50 and fresh.atp.blocked
     _same_run(fresh, replayed, biochem)
+
+
+def _rounded(value: Any) -> Any:
+    """`value` with every float to 9 significant digits (thresholds computed on another solver
+    thread may differ in their last bits)."""
+    if isinstance(value, float):
+        return float(f"{value:.9g}")
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_rounded(v) for v in value]
+    return value
+
+
+def _same_with_one_solving_thread_or_two(document: str, data_dir: Path, biochem: BiochemIndex,
+                                         monkeypatch: pytest.MonkeyPatch) -> gf.GapfillRun:
+    """Gapfill `document` with every LP solve on one thread and with a second solving thread
+    (fluxlp.maximize_many): the same corrections, additions, model and answer."""
+    runs = []
+    for threads in ("1", "2"):
+        monkeypatch.setenv(fluxlp.ENV_LP_THREADS, threads)
+        runs.append(gf.gapfill_from_data(model_from_json(document), medium_of(data_dir, "glucose_minimal_aerobic"),
+                                         gf.GapfillOptions(), template_name="GramNegative", data_dir=data_dir,
+                                         biochem=biochem, inplace=True))
+    one, two = runs
+    assert one.atp is not None and two.atp is not None
+    assert _rounded(two.atp.to_json()) == _rounded(one.atp.to_json())
+    assert model_to_dict(two.model) == model_to_dict(one.model)
+
+    def answer(run: gf.GapfillRun) -> dict[str, Any]:
+        return _rounded({k: v for k, v in describe(run, biochem.reaction_details, 0.01).items() if k != "timings_s"})
+
+    assert answer(two) == answer(one)
+    return one
+
+
+def test_one_solving_thread_or_two_give_the_same_gapfill(data_dir: Path, biochem: BiochemIndex,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    run = _same_with_one_solving_thread_or_two(to_json(_leaky_core(data_dir)), data_dir, biochem, monkeypatch)
+    assert run.atp is not None and run.atp.blocked
+
+
+@pytest.mark.slow
+def test_the_ecoli_drafts_gapfill_is_the_same_with_one_solving_thread_or_two(
+        ecoli: cobra.Model, data_dir: Path, biochem: BiochemIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+    run = _same_with_one_solving_thread_or_two(to_json(ecoli), data_dir, biochem, monkeypatch)
+    assert run.atp is not None and len(run.atp.blocked) > 50 and run.genome_scale is not None
+    assert run.genome_scale.added and run.growth_after > 0.5
 
 
 @pytest.mark.slow

@@ -10,10 +10,12 @@ COBRApy on the final model (modeling/gapfill.py).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +32,25 @@ BIG_M = 100.0  # flux cap for switched columns in the integer pass (targets are 
 # few bounds changed (a ban loop alternates "most ATP?" and "cheapest way to it?") starts from
 # that objective's own last basis instead of one optimal for another objective
 WARM_INSTANCES = 4
+# HiGHS lets go of the interpreter lock while it solves: independent questions (the same
+# maximum under several bounds) are shared with one more thread, with HiGHS instances of its own.
+# GEMFLUX_LP_THREADS=1 keeps every solve on the caller's thread.
+ENV_LP_THREADS = "GEMFLUX_LP_THREADS"
+_side_pool: dict[int, ThreadPoolExecutor] = {}  # per process id: a forked child starts its own
+_side_guard = threading.Lock()
+
+
+def _side_thread() -> ThreadPoolExecutor | None:
+    """The process's second solving thread, or None where there is one core (or it is turned off)."""
+    wanted = os.environ.get(ENV_LP_THREADS, "").strip()
+    if (wanted or str(min(2, os.cpu_count() or 1))) == "1":
+        return None
+    with _side_guard:
+        pid = os.getpid()
+        if pid not in _side_pool:
+            _side_pool.clear()
+            _side_pool[pid] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gemflux-lp")
+        return _side_pool[pid]
 
 
 @dataclass
@@ -121,21 +142,25 @@ class FluxLP:
         self.lower, self.upper = lower, upper
         self.deadline = deadline
         self._instances: OrderedDict[tuple[bool, int], _Instance] = OrderedDict()
+        self._side_instances: OrderedDict[tuple[bool, int], _Instance] = OrderedDict()  # the side thread's
+        self._count_guard = threading.Lock()
         self.solves = 0
 
-    def _instance(self, costs: np.ndarray, maximize: bool) -> _Instance:
+    def _instance(self, costs: np.ndarray, maximize: bool, side: bool = False) -> _Instance:
         """The HiGHS instance whose last solve had this objective (or a new one, or the least
-        recently used). Only the warm start depends on the choice: each instance remembers what
-        it was last given, and solve() sends it whatever differs."""
+        recently used), of the caller's thread or (`side`) of the side thread. Only the warm
+        start depends on the choice: each instance remembers what it was last given, and solve()
+        sends it whatever differs."""
+        instances = self._side_instances if side else self._instances
         key = (maximize, hash(costs.tobytes()))
-        instance = self._instances.pop(key, None)
+        instance = instances.pop(key, None)
         if instance is None:
-            if len(self._instances) < WARM_INSTANCES:
+            if len(instances) < WARM_INSTANCES:
                 instance = _Instance(self._new_highs(self.matrix, self.lower, self.upper), self.lower.copy(),
                                      self.upper.copy(), np.zeros(len(self.ids)), False)
             else:
-                instance = self._instances.popitem(last=False)[1]
-        self._instances[key] = instance
+                instance = instances.popitem(last=False)[1]
+        instances[key] = instance
         return instance
 
     @staticmethod
@@ -167,9 +192,10 @@ class FluxLP:
         solution = self._solve(costs, lower, upper, maximize)
         return None if solution is None else np.array(solution.col_value)
 
-    def _solve(self, costs: np.ndarray, lower: np.ndarray, upper: np.ndarray, maximize: bool) -> Any:
+    def _solve(self, costs: np.ndarray, lower: np.ndarray, upper: np.ndarray, maximize: bool,
+               side: bool = False) -> Any:
         """HiGHS's solution (values and duals) at the optimum, or None when infeasible."""
-        instance = self._instance(costs, maximize)
+        instance = self._instance(costs, maximize, side)
         highs = instance.highs
         changed = np.flatnonzero((lower != instance.lower) | (upper != instance.upper)).astype(np.int32)
         if len(changed):
@@ -187,7 +213,8 @@ class FluxLP:
     def _run(self, highs: Any) -> Any:
         highs.setOptionValue("time_limit", self.deadline.remaining())
         highs.run()
-        self.solves += 1
+        with self._count_guard:
+            self.solves += 1
         status = highs.getModelStatus()
         if status == highspy.HighsModelStatus.kOptimal:
             return highs.getSolution()
@@ -223,6 +250,41 @@ class FluxLP:
         """Largest flux through one column (0.0 if the bounds are infeasible)."""
         solution = self._solve(self._unit_costs(column), lower, upper, maximize=True)
         return 0.0 if solution is None else float(solution.col_value[column])
+
+    def maximize_many(self, column: int, bounds: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[float]:
+        """`maximize` under each of several (lower, upper) bounds: every second one on the side
+        thread where there is one. The answers do not depend on which thread solved what."""
+        return [value for value, _ in self._maximize_many(column, bounds, prices=False)]
+
+    def maximize_many_with_bound_prices(self, column: int, bounds: Sequence[tuple[np.ndarray, np.ndarray]]
+                                        ) -> list[tuple[float, np.ndarray | None]]:
+        """`maximize_with_bound_prices` under each of several bounds, shared as `maximize_many`."""
+        return self._maximize_many(column, bounds, prices=True)
+
+    def _maximize_many(self, column: int, bounds: Sequence[tuple[np.ndarray, np.ndarray]],
+                       prices: bool) -> list[tuple[float, np.ndarray | None]]:
+        costs = self._unit_costs(column)
+
+        def one(lower: np.ndarray, upper: np.ndarray, side: bool) -> tuple[float, np.ndarray | None]:
+            solution = self._solve(costs, lower, upper, maximize=True, side=side)
+            if solution is None:
+                return 0.0, None
+            return float(solution.col_value[column]), (np.maximum(np.array(solution.col_dual), 0.0) if prices
+                                                        else None)
+
+        pool = _side_thread() if len(bounds) > 1 else None
+        if pool is None:
+            return [one(lower, upper, False) for lower, upper in bounds]
+        aside: Future[list[tuple[float, np.ndarray | None]]] = pool.submit(
+            lambda: [one(lower, upper, True) for lower, upper in bounds[1::2]])
+        try:
+            mine = [one(lower, upper, False) for lower, upper in bounds[0::2]]
+        finally:
+            theirs = aside.result()  # waited for even when a solve here failed: nothing runs on unattended
+        answers: list[tuple[float, np.ndarray | None]] = []
+        for n in range(len(bounds)):
+            answers.append(mine[n // 2] if n % 2 == 0 else theirs[n // 2])
+        return answers
 
     def _unit_costs(self, column: int) -> np.ndarray:
         costs = np.zeros(len(self.ids))

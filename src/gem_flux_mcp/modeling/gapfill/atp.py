@@ -31,8 +31,10 @@ from gem_flux_mcp.modeling.gapfill.steps import (
     Solution,
     ban_until_passing,
     cheapest_completion,
+    exceeds,
     find_offender,
     reopen_unneeded,
+    with_closed,
 )
 
 if TYPE_CHECKING:
@@ -157,10 +159,12 @@ def correct_atp(model: cobra.Model, core_template: Any, atp_media: Mapping[str, 
     loops: set[int] = set()
     scores: dict[str, float] = {}
     solutions: dict[str, Solution] = {}
-    for n, (name, medium) in enumerate(atp_media.items()):
+    bounds = {name: net.bounds(medium, only_core=keep, atp_test=True) for name, medium in atp_media.items()}
+    yields = dict(zip(bounds, net.lp.maximize_many(net.atp_column, list(bounds.values())), strict=True))
+    for n, name in enumerate(atp_media):
         progress("atp_correction", 0.05 + 0.25 * n / len(atp_media), f"ATP yield on {name}")
-        lower, upper = net.bounds(medium, only_core=keep, atp_test=True)
-        atp = net.lp.maximize(net.atp_column, lower, upper)
+        lower, upper = bounds[name]
+        atp = yields[name]
         result.yields_before[name] = round(atp, 6)
         if atp >= MIN_ATP:
             scores[name] = 0.0
@@ -205,13 +209,12 @@ def correct_atp(model: cobra.Model, core_template: Any, atp_media: Mapping[str, 
     # may make ATP from nothing
     reference = core_reference_yields(core_template, atp_media, deadline)
     tests = [AtpTest("empty", EMPTY_THRESHOLD)] if "empty" in atp_media else []
-    for name, score in scores.items():
-        if name == "empty" or score > MAX_CORE_GAPFILL:
-            continue
-        own = solutions[name].columns if name in solutions else []
-        lower, upper = net.bounds(atp_media[name], only_core=keep, atp_test=True, allowed=[*added, *own])
-        atp = max(net.lp.maximize(net.atp_column, lower, upper), reference.get(name, 0.0))
-        threshold = ATP_MULTIPLIER.get(name, DEFAULT_ATP_MULTIPLIER) * atp
+    usable = [name for name, score in scores.items() if name != "empty" and score <= MAX_CORE_GAPFILL]
+    corrected = net.lp.maximize_many(net.atp_column, [
+        net.bounds(atp_media[name], only_core=keep, atp_test=True,
+                   allowed=[*added, *(solutions[name].columns if name in solutions else [])]) for name in usable])
+    for name, most in zip(usable, corrected, strict=True):
+        threshold = ATP_MULTIPLIER.get(name, DEFAULT_ATP_MULTIPLIER) * max(most, reference.get(name, 0.0))
         tests.append(AtpTest(name, threshold if threshold > 0 else EMPTY_THRESHOLD))
     result.tests = tests
 
@@ -223,12 +226,18 @@ def correct_atp(model: cobra.Model, core_template: Any, atp_media: Mapping[str, 
     noncore = [i for i in internal if net.fluxes[i].reaction not in core_of]
     order: list[int] = []
     origin: dict[int, int] = {}  # blocked column -> the test whose bans closed it
+    checks = [net.bounds(atp_media[test.medium], allowed=added, atp_test=True) for test in tests]
+    # every test's most ATP before any block, at once: a test that passes then passes with more
+    # directions closed too, so only the others are asked again (as blocks accrue)
+    first = net.lp.maximize_many(net.atp_column, checks)
     for n, test in enumerate(tests):
-        lower, upper = net.bounds(atp_media[test.medium], allowed=added, atp_test=True)
-        upper[np.fromiter(blocked, dtype=int)] = 0.0
+        if not exceeds(first[n], test.threshold):
+            continue
+        lower, upper = checks[n][0], with_closed(checks[n][1], np.fromiter(blocked, dtype=int))
         # with nothing to eat, any reaction may be part of the cycle; otherwise core stays as corrected
         suspects = internal if test.medium == "empty" else noncore
-        newly = ban_until_passing(net, lower, upper, suspects, net.atp_column, test.threshold)
+        newly = ban_until_passing(net, lower, upper, suspects, net.atp_column, test.threshold,
+                                  most=None if blocked else first[n]).closed
         order += [i for i in suspects if i in newly]
         origin.update((i, n) for i in newly)
         blocked |= newly

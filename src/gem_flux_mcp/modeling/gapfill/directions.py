@@ -18,7 +18,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from gem_flux_mcp.modeling.gapfill.network import EMPTY_THRESHOLD, AtpTest, Medium, Network
-from gem_flux_mcp.modeling.gapfill.steps import ban_until_passing, exceeds, with_closed, with_open
+from gem_flux_mcp.modeling.gapfill.steps import (
+    Bans,
+    atp_test_bounds,
+    ban_until_passing,
+    exceeds,
+    first_failing,
+    with_closed,
+)
 
 
 def other_directions(net: Network, chosen: Sequence[int]) -> list[int]:
@@ -45,27 +52,39 @@ def open_both_ways(net: Network, chosen: Sequence[int], tests: Sequence[AtpTest]
     refused: list[tuple[int, str]] = []
     if not extra:
         return [], refused
-    for test in tests:
-        if test.medium not in cache:
-            cache[test.medium] = net.bounds(atp_media[test.medium], atp_test=True)
-        lower, upper = cache[test.medium][0], with_open(cache[test.medium][1], [*chosen, *extra])
-        banned = ban_until_passing(net, lower, upper, extra, net.atp_column, test.threshold, max_rounds=len(extra))
-        extra, refused = _drop(net, lower, upper, extra, banned, net.atp_column, test.threshold,
+    # a test that passes with every extra direction open passes with fewer: the tests are asked
+    # two at a time, and bans sought only for those that fail (the others would find none)
+    k = 0
+    while extra and (found := first_failing(net, net.atp_column, [
+            (*atp_test_bounds(net, test, atp_media, cache, [*chosen, *extra]), test.threshold)
+            for test in tests[k:]])) is not None:
+        n, most = found
+        test = tests[k + n]
+        lower, upper = atp_test_bounds(net, test, atp_media, cache, [*chosen, *extra])
+        bans = ban_until_passing(net, lower, upper, extra, net.atp_column, test.threshold, max_rounds=len(extra),
+                                 most=most)
+        extra, refused = _drop(net, lower, upper, extra, bans, net.atp_column, test.threshold,
                                f"ATP test {test.medium}", refused)
+        k += n + 1
     for without_carbon in carbon_free:
+        if not extra:
+            break
         lower, upper = net.bounds(without_carbon, allowed=[*chosen, *extra])
-        banned = ban_until_passing(net, lower, upper, extra, target_column, EMPTY_THRESHOLD, max_rounds=len(extra))
-        extra, refused = _drop(net, lower, upper, extra, banned, target_column, EMPTY_THRESHOLD,
+        bans = ban_until_passing(net, lower, upper, extra, target_column, EMPTY_THRESHOLD, max_rounds=len(extra))
+        extra, refused = _drop(net, lower, upper, extra, bans, target_column, EMPTY_THRESHOLD,
                                "growth without carbon", refused)
     return extra, refused
 
 
-def _drop(net: Network, lower: np.ndarray, upper: np.ndarray, extra: list[int], banned: set[int], column: int,
+def _drop(net: Network, lower: np.ndarray, upper: np.ndarray, extra: list[int], bans: Bans, column: int,
           threshold: float, why: str, refused: list[tuple[int, str]]) -> tuple[list[int], list[tuple[int, str]]]:
     """`extra` less the banned columns; all of it when the test still fails without them (the
     ban loop found no single offender)."""
+    banned = bans.closed
     kept = [i for i in extra if i not in banned]
-    closed = with_closed(upper, np.fromiter(sorted(banned), dtype=int))
-    if kept and exceeds(net.lp.maximize(column, lower, closed), threshold):
-        banned, kept = banned | set(kept), []
+    if kept:
+        failing = not bans.passing if bans.passing is not None else exceeds(
+            net.lp.maximize(column, lower, with_closed(upper, np.fromiter(sorted(banned), dtype=int))), threshold)
+        if failing:
+            banned, kept = banned | set(kept), []
     return kept, refused + [(i, why) for i in sorted(banned)]

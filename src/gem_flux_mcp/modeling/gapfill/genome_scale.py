@@ -26,7 +26,13 @@ from gem_flux_mcp.modeling.gapfill.network import (
     Progress,
     ReactionFacts,
 )
-from gem_flux_mcp.modeling.gapfill.steps import Solution, ban_until_passing, cheapest_completion, with_open
+from gem_flux_mcp.modeling.gapfill.steps import (
+    Solution,
+    atp_test_bounds,
+    ban_until_passing,
+    cheapest_completion,
+    first_failing,
+)
 
 if TYPE_CHECKING:
     import cobra
@@ -110,18 +116,21 @@ def break_tests(net: Network, chosen: list[int], tests: list[AtpTest], atp_media
     Tests run in order and stop at the first that needed bans; a test that failed moves to the
     front of `tests` (a new answer usually fails the same test), so the rounds stay cheap and
     only an answer that passes everything has been checked against every test."""
-    for k, test in enumerate(tests):
-        if test.medium not in cache:
-            cache[test.medium] = net.bounds(atp_media[test.medium], atp_test=True)
-        lower, upper = cache[test.medium]
-        newly = ban_until_passing(net, lower, with_open(upper, chosen), list(chosen), net.atp_column,
-                                  test.threshold, max_rounds=20)
+    checks = [(*atp_test_bounds(net, test, atp_media, cache, chosen), test.threshold) for test in tests]
+    found = first_failing(net, net.atp_column, checks)
+    while found is not None:
+        k, most = found
+        newly = ban_until_passing(net, checks[k][0], checks[k][1], list(chosen), net.atp_column, checks[k][2],
+                                  max_rounds=20, most=most).closed
         if newly:
             tests.insert(0, tests.pop(k))
-            return [(i, f"ATP test {test.medium}") for i in newly]
+            return [(i, f"ATP test {tests[0].medium}") for i in newly]
+        found = first_failing(net, net.atp_column, checks, k + 1)
     for without_carbon in carbon_free:
         lower, upper = net.bounds(without_carbon, allowed=chosen)
-        newly = ban_until_passing(net, lower, upper, list(chosen), target_column, EMPTY_THRESHOLD, max_rounds=20)
+        newly = ban_until_passing(net, lower, upper, list(chosen), target_column, EMPTY_THRESHOLD,
+                                  max_rounds=20).closed
         if newly:
             return [(i, "growth without carbon") for i in newly]
     return []
+

@@ -3,7 +3,7 @@ passes, re-opening blocks made unnecessary, finding the offending direction."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Protocol
@@ -83,30 +83,64 @@ def with_closed(upper: np.ndarray, columns: np.ndarray) -> np.ndarray:
     return upper
 
 
+def atp_test_bounds(net: Network, test: AtpTest, atp_media: Mapping[str, Medium],
+                    cache: dict[str, tuple[np.ndarray, np.ndarray]],
+                    opened: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """An ATP test's bounds on the network (kept in `cache` per medium) with `opened` columns open."""
+    if test.medium not in cache:
+        cache[test.medium] = net.bounds(atp_media[test.medium], atp_test=True)
+    lower, upper = cache[test.medium]
+    return lower, with_open(upper, opened)
+
+
 def exceeds(value: float, threshold: float) -> bool:
     """Above a test's threshold by more than the solver's tolerance."""
     return value > threshold * (1 + 1e-6) + 1e-9
 
 
+@dataclass
+class Bans:
+    """What `ban_until_passing` closed, and whether the test passes with them closed: True, False
+    (it fails and no single suspect's closing helps), None (the rounds ran out before it was asked)."""
+
+    closed: set[int]
+    passing: bool | None
+
+
 def ban_until_passing(net: Network, lower: np.ndarray, upper: np.ndarray, suspects: list[int],
-                      target_column: int, threshold: float, max_rounds: int = 400) -> set[int]:
+                      target_column: int, threshold: float, max_rounds: int = 400, most: float | None = None) -> Bans:
     """Close suspect columns one at a time until the most flux through `target_column` is at
-    most `threshold`; returns the closed ones (the caller checks whether that was enough)."""
+    most `threshold` (`most`: that flux under these bounds, when known already)."""
     banned: set[int] = set()
     upper = upper.copy()
     for _ in range(max_rounds):
-        most = net.lp.maximize(target_column, lower, upper)
+        if most is None:
+            most = net.lp.maximize(target_column, lower, upper)
         if not exceeds(most, threshold):
-            break
+            return Bans(banned, True)
         # banned columns are closed (upper 0, and no column runs below 0), so they carry no flux;
         # leaving them among the suspects keeps the cost LP's objective the same every round,
         # and HiGHS starts each round from the last one's basis (fluxlp.FluxLP._instance)
         offender = find_offender(net, lower, upper, suspects, target_column, threshold, most)
         if offender is None:
-            break
+            return Bans(banned, False)
         banned.add(offender)
         upper[offender] = 0.0
-    return banned
+        most = None
+    return Bans(banned, None)
+
+
+def first_failing(net: Network, column: int, checks: Sequence[tuple[np.ndarray, np.ndarray, float]],
+                  start: int = 0) -> tuple[int, float] | None:
+    """The first of `checks` (lower, upper, threshold), from `start`, under which the most flux
+    through `column` exceeds the threshold, with that flux; None when all pass. Solved two at a
+    time (fluxlp's side thread): at most one solve more than asking them in turn."""
+    for k in range(start, len(checks), 2):
+        pair = checks[k:k + 2]
+        for n, most in enumerate(net.lp.maximize_many(column, [(lower, upper) for lower, upper, _ in pair])):
+            if exceeds(most, pair[n][2]):
+                return k + n, most
+    return None
 
 
 def reopen_unneeded(net: Network, tests: list[AtpTest], media: Mapping[str, Medium], added: Iterable[int],
@@ -126,28 +160,34 @@ def reopen_unneeded(net: Network, tests: list[AtpTest], media: Mapping[str, Medi
     kept = set(blocked)
     # per test: the most ATP at its last solve, bound prices there, and how much re-opening since
     # then may have added at most
-    proven: list[tuple[float, np.ndarray | None, float]] = []
     closed = np.fromiter(kept, dtype=int)
-    for _test, lower, upper in checks:
-        proven.append((*net.lp.maximize_with_bound_prices(net.atp_column, lower, with_closed(upper, closed)), 0.0)
-                      if use_prices else (np.inf, None, 0.0))
+    proven: list[tuple[float, np.ndarray | None, float]] = [
+        (most, prices, 0.0) for most, prices in net.lp.maximize_many_with_bound_prices(
+            net.atp_column, [(lower, with_closed(upper, closed)) for _test, lower, upper in checks])
+    ] if use_prices else [(np.inf, None, 0.0)] * len(checks)
     for i in reversed(order):
         kept.discard(i)
         closed = np.fromiter(kept, dtype=int)
         updated = list(proven)
         first = origin.get(i, 0) if origin else 0
+        unproven = []
         for n in (first, *(n for n in range(len(checks)) if n != first)):
-            test, lower, upper = checks[n]
             most, prices, added_at_most = proven[n]
-            rise = added_at_most + (prices[i] * upper[i] if prices is not None else np.inf)
-            if most + rise <= test.threshold:
+            rise = added_at_most + (prices[i] * checks[n][2][i] if prices is not None else np.inf)
+            if most + rise <= checks[n][0].threshold:
                 updated[n] = (most, prices, rise)
-                continue
-            most, prices = net.lp.maximize_with_bound_prices(net.atp_column, lower, with_closed(upper, closed))
-            if exceeds(most, test.threshold):
+            else:
+                unproven.append(n)
+        # the tests their last solution does not prove until one fails: the likeliest to fail
+        # alone, the others two at a time
+        for pair in [unproven[:1], *(unproven[k:k + 2] for k in range(1, len(unproven), 2))]:
+            answers = net.lp.maximize_many_with_bound_prices(
+                net.atp_column, [(checks[n][1], with_closed(checks[n][2], closed)) for n in pair])
+            if any(exceeds(most, checks[n][0].threshold) for n, (most, _) in zip(pair, answers, strict=True)):
                 kept.add(i)
                 break
-            updated[n] = (most, prices, 0.0) if use_prices else (np.inf, None, 0.0)
+            for n, (most, prices) in zip(pair, answers, strict=True):
+                updated[n] = (most, prices, 0.0) if use_prices else (np.inf, None, 0.0)
         else:
             proven = updated
     return kept
@@ -181,12 +221,7 @@ def find_offender(net: Network, lower: np.ndarray, upper: np.ndarray, suspects: 
         return max(uphill, key=lambda i: (net.uphill[i], net.costs[i]))
     # otherwise the one whose closing lowers the flux most (ties: the costliest)
     active.sort(key=lambda i: -net.costs[i])
-    best: tuple[float, float, int] | None = None
-    for i in active[:MAX_OFFENDER_TRIALS]:
-        closed = upper.copy()
-        closed[i] = 0.0
-        left = round(net.lp.maximize(target_column, lower, closed), 6)
-        key = (left, -net.costs[i], i)
-        if best is None or key < best:
-            best = key
-    return None if best is None else best[2]
+    trials = active[:MAX_OFFENDER_TRIALS]
+    lefts = net.lp.maximize_many(target_column, [(lower, with_closed(upper, np.array([i]))) for i in trials])
+    keys = [(round(left, 6), -net.costs[i], i) for i, left in zip(trials, lefts, strict=True)]
+    return min(keys)[2] if keys else None
