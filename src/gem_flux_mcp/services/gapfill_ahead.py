@@ -4,11 +4,10 @@ A draft's ATP correction (gapfilling's first stage: ~4 s of an E. coli gapfill's
 the draft alone, not on the medium. Right after a build job, its worker computes it in a
 background thread, while the answer travels and the assistant reads it; a gapfill job of that
 very draft (the same JSON, the same template) then replays it instead of computing it, and its
-model and answer are the same (tests/test_gapfill_ahead.py). A second thread reads the draft once
-more meanwhile, untouched, for that job (~0.6 s it need not spend, read while the correction's
-solves leave the interpreter free). Any other job the worker is sent first calls it off: the
-thread stops at its next LP solve (and once that second reading is done) and is waited for, so
-no job shares the interpreter with it. Off under a job memory limit (the
+model and answer are the same (tests/test_gapfill_ahead.py). The thread then reads the draft once
+more, untouched, for that job (~0.6 s it need not spend). Any other job the worker is sent
+first calls it off: the thread stops at its next LP solve (or once that second reading is done)
+and is waited for, so no job shares the interpreter with it. Off under a job memory limit (the
 limit counts one job's memory) and with GEMFLUX_GAPFILL_AHEAD=0.
 """
 
@@ -82,24 +81,15 @@ def start(model_json: bytes, model_template: str | None, settings: Settings,
     template = gapfill_template(model_template)
     ahead = _Ahead(_key(model_json, template))
 
-    def read_draft() -> None:
-        from gem_flux_mcp.modeling.json_model import model_from_json
-
-        ahead.draft = model_from_json(model_json)
-
     def work() -> None:
         from gem_flux_mcp.modeling.fluxlp import Cancelled, SolverDeadline
         from gem_flux_mcp.modeling.gapfill import GapfillOptions, correct_atp_ahead
         from gem_flux_mcp.modeling.json_model import model_from_json
 
         model = built
-        # the gapfill's own copy of the draft, read while the correction's solves leave the
-        # interpreter free (HiGHS lets go of its lock): a gapfill asked at once waits less
-        reader = threading.Thread(target=read_draft, name="gemflux-gapfill-ahead-read", daemon=True)
         try:
             if model is None:
                 model = model_from_json(model_json)
-            reader.start()
             ahead.result = correct_atp_ahead(model, template_name=template, data_dir=settings.data_dir,
                                              biochem=worker_biochem(settings),
                                              deadline=SolverDeadline(GapfillOptions().time_limit_s,
@@ -111,11 +101,8 @@ def start(model_json: bytes, model_template: str | None, settings: Settings,
         finally:
             if model is not None:
                 release_model(model)
-            if reader.is_alive():
-                reader.join()
-        if (ahead.result is None or ahead.cancelled.is_set()) and ahead.draft is not None:
-            release_model(ahead.draft)
-            ahead.draft = None
+        if ahead.result is not None and not ahead.cancelled.is_set():
+            ahead.draft = model_from_json(model_json)
 
     ahead.thread = threading.Thread(target=work, name="gemflux-gapfill-ahead", daemon=True)
     with _guard:
