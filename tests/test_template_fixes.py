@@ -65,6 +65,16 @@ def test_directions_pyruvate_oxidation_and_nitrogen_reductions(data_dir: Path) -
     assert (nrfa.lower_bound, nrfa.upper_bound, nrfa.GapfillDirection) == (-1000, 0, "<")
     nitrate = template.reactions.get_by_id("rxn14427_c")  # written nitrate + cyt c2+ + 3 H+ out -> nitrite
     assert (nitrate.lower_bound, nitrate.upper_bound, nitrate.GapfillDirection) == (0, 1000, ">")
+    # nitrogenase only fixes N2 (backwards it makes 16 ATP from ammonia), pyruvate formate-lyase
+    # only cleaves pyruvate, in drafts and as gapfilling offers them (both were "=" for gapfilling)
+    for name in ("GramNegative", "GramPositive"):
+        genome_template = load_template(data_dir, name)
+        fixing = genome_template.reactions.get_by_id("rxn06874_c")  # written 16 ATP + N2 -> 2 NH3
+        assert {m.id: c for m, c in fixing.metabolites.items()}["cpd00002_c"] == -16
+        assert (fixing.lower_bound, fixing.upper_bound, fixing.GapfillDirection) == (0, 1000, ">")
+        pfl = genome_template.reactions.get_by_id("rxn00157_c")  # written acetyl-CoA + formate -> pyruvate
+        assert {m.id: c for m, c in pfl.metabolites.items()}["cpd00020_c"] == 1
+        assert (pfl.lower_bound, pfl.upper_bound, pfl.GapfillDirection) == (-1000, 0, "<")
     assert load_template(data_dir, ATP_TEMPLATE).reactions.get_by_id("rxn13974_c").lower_bound == -1000
 
 

@@ -56,6 +56,14 @@ DIRECTION_FIXES: dict[str, tuple[str, str]] = {
     "rxn14427": (">", "the cytochrome c nitrate reductase that translocates protons reduces nitrate; gapfilling "
                       "offered it backwards too, oxidising nitrite with cytochrome c while pumping protons out, "
                       "which makes energy from nitrite (B. subtilis gained growth on L-methionine from it)"),
+    "rxn06874": (">", "nitrogenase reduces N2 to ammonia, spending 16 ATP; the templates allow it both ways, and "
+                      "run backwards it makes 16 ATP by oxidising ammonia to N2 with ferredoxin: fitting B. "
+                      "subtilis to its Biolog plate let 17 of its wells grow on that energy"),
+    "rxn00157": ("<", "pyruvate formate-lyase cleaves pyruvate to acetyl-CoA and formate (EC 2.3.1.54); the "
+                      "templates write it so but let gapfilling add the reverse, pyruvate made from acetyl-CoA "
+                      "and formate, which curated models leave out (iML1515's PFL is irreversible) and no wild "
+                      "type is known to use: with it, B. subtilis grew on acetate without a glyoxylate shunt and "
+                      "on L-methionine, which it does not"),
 }
 
 # the database's charges: an electron pair apart (the Core-V5.2 template gives the reduced form +5)
