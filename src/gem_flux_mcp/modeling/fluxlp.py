@@ -241,15 +241,11 @@ class FluxLP:
         per unit its upper bound is raised (a supergradient: the maximum is a concave function of
         the bounds, so raising bound j by d_j raises it by at most sum(price_j * d_j)). None when
         infeasible."""
-        solution = self._solve(self._unit_costs(column), lower, upper, maximize=True)
-        if solution is None:
-            return 0.0, None
-        return float(solution.col_value[column]), np.maximum(np.array(solution.col_dual), 0.0)
+        return self._maximum(self._unit_costs(column), column, lower, upper, prices=True)
 
     def maximize(self, column: int, lower: np.ndarray, upper: np.ndarray) -> float:
         """Largest flux through one column (0.0 if the bounds are infeasible)."""
-        solution = self._solve(self._unit_costs(column), lower, upper, maximize=True)
-        return 0.0 if solution is None else float(solution.col_value[column])
+        return self._maximum(self._unit_costs(column), column, lower, upper, prices=False)[0]
 
     def maximize_many(self, column: int, bounds: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[float]:
         """`maximize` under each of several (lower, upper) bounds: every second one on the side
@@ -261,29 +257,30 @@ class FluxLP:
         """`maximize_with_bound_prices` under each of several bounds, shared as `maximize_many`."""
         return self._maximize_many(column, bounds, prices=True)
 
+    def _maximum(self, costs: np.ndarray, column: int, lower: np.ndarray, upper: np.ndarray, prices: bool,
+                 side: bool = False) -> tuple[float, np.ndarray | None]:
+        """(largest flux through `column`, bound prices if asked) for the unit `costs` of that
+        column; (0.0, None) when infeasible."""
+        solution = self._solve(costs, lower, upper, maximize=True, side=side)
+        if solution is None:
+            return 0.0, None
+        return float(solution.col_value[column]), (np.maximum(np.array(solution.col_dual), 0.0) if prices
+                                                    else None)
+
     def _maximize_many(self, column: int, bounds: Sequence[tuple[np.ndarray, np.ndarray]],
                        prices: bool) -> list[tuple[float, np.ndarray | None]]:
         costs = self._unit_costs(column)
-
-        def one(lower: np.ndarray, upper: np.ndarray, side: bool) -> tuple[float, np.ndarray | None]:
-            solution = self._solve(costs, lower, upper, maximize=True, side=side)
-            if solution is None:
-                return 0.0, None
-            return float(solution.col_value[column]), (np.maximum(np.array(solution.col_dual), 0.0) if prices
-                                                        else None)
-
         pool = _side_thread() if len(bounds) > 1 else None
         if pool is None:
-            return [one(lower, upper, False) for lower, upper in bounds]
+            return [self._maximum(costs, column, lower, upper, prices) for lower, upper in bounds]
         aside: Future[list[tuple[float, np.ndarray | None]]] = pool.submit(
-            lambda: [one(lower, upper, True) for lower, upper in bounds[1::2]])
+            lambda: [self._maximum(costs, column, lower, upper, prices, side=True) for lower, upper in bounds[1::2]])
         try:
-            mine = [one(lower, upper, False) for lower, upper in bounds[0::2]]
+            mine = [self._maximum(costs, column, lower, upper, prices) for lower, upper in bounds[0::2]]
         finally:
             theirs = aside.result()  # waited for even when a solve here failed: nothing runs on unattended
-        answers: list[tuple[float, np.ndarray | None]] = []
-        for n in range(len(bounds)):
-            answers.append(mine[n // 2] if n % 2 == 0 else theirs[n // 2])
+        answers: list[tuple[float, np.ndarray | None]] = [(0.0, None)] * len(bounds)
+        answers[0::2], answers[1::2] = mine, theirs
         return answers
 
     def _unit_costs(self, column: int) -> np.ndarray:

@@ -55,12 +55,14 @@ def open_both_ways(net: Network, chosen: Sequence[int], tests: Sequence[AtpTest]
     # a test that passes with every extra direction open passes with fewer: the tests are asked
     # two at a time, and bans sought only for those that fail (the others would find none)
     k = 0
-    while extra and (found := first_failing(net, net.atp_column, [
-            (*atp_test_bounds(net, test, atp_media, cache, [*chosen, *extra]), test.threshold)
-            for test in tests[k:]])) is not None:
+    while extra:
+        checks = [(*atp_test_bounds(net, test, atp_media, cache, [*chosen, *extra]), test.threshold)
+                  for test in tests[k:]]
+        if (found := first_failing(net, net.atp_column, checks)) is None:
+            break
         n, most = found
         test = tests[k + n]
-        lower, upper = atp_test_bounds(net, test, atp_media, cache, [*chosen, *extra])
+        lower, upper, _ = checks[n]
         bans = ban_until_passing(net, lower, upper, extra, net.atp_column, test.threshold, max_rounds=len(extra),
                                  most=most)
         extra, refused = _drop(net, lower, upper, extra, bans, net.atp_column, test.threshold,

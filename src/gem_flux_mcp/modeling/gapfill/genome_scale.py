@@ -133,4 +133,3 @@ def break_tests(net: Network, chosen: list[int], tests: list[AtpTest], atp_media
         if newly:
             return [(i, "growth without carbon") for i in newly]
     return []
-
