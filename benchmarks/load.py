@@ -9,7 +9,9 @@ Each client's calls cycle through MIX (8 look-ups, one `build_media` with a name
 one `run_fba` on COBRApy's textbook model imported at set-up); clients alternate between the
 2025-era handshake and the 2026-07-28 stateless mode. Meanwhile a client outside the figures
 gapfills a 200-protein E. coli draft (built at set-up) again and again. Reported: latency
-p50/p95 per tool and per scenario, throughput (calls / scenario wall time, connecting included),
+p50/p95 per tool and per scenario, and of each client's first call apart from its later
+ones (the MCP SDK lists the tools and compiles the output-schema validator in the first),
+throughput (calls / scenario wall time, connecting included),
 the servers' CPU time per call (their own, not their workers': a figure other work on the machine
 changes little), the clients' CPU time as a share of the wall time (all clients are one process
 here: near 100 % it is the clients, not the server, that set the pace), errors; then every
@@ -97,6 +99,10 @@ class Scenario:
     clients: int
     calls: int
     times: dict[str, list[float]] = field(default_factory=dict)  # tool -> ms
+    # ms of each client's first call (the MCP SDK then lists the tools and compiles the tool's
+    # output-schema validator before returning) and of its later calls
+    first: list[float] = field(default_factory=list)
+    later: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     wall_s: float = 0.0
     cpu_s: float = 0.0  # the server processes' CPU time (not their workers') during the scenario
@@ -139,7 +145,9 @@ async def one_client(urls: list[str], n: int, scenario: Scenario, target: Target
                 except Exception as exc:  # a transport failure is an error of that call
                     scenario.errors.append(f"{tool}: {type(exc).__name__}: {exc}"[:200])
                     continue
-                scenario.times.setdefault(tool, []).append((time.perf_counter() - started) * 1000)
+                elapsed_ms = (time.perf_counter() - started) * 1000
+                scenario.times.setdefault(tool, []).append(elapsed_ms)
+                (scenario.first if i == 0 else scenario.later).append(elapsed_ms)
                 if answer.is_error:
                     scenario.errors.append(f"{tool}: {str(answer.content)[:200]}")
                 elif tool == "build_media":
@@ -241,6 +249,15 @@ def report(targets: list[Target]) -> None:
             cells = [f"{statistics.median(s.times[tool]):7.1f} /{pct(s.times[tool], 0.95):7.1f}"
                      if tool in s.times else f"{'-':>17}" for tool in tools]
             print(f"{target.name:<11} {s.label:<9} " + " ".join(f"{c:>17}" for c in cells))
+    print()
+    print("each client's first call (the MCP SDK lists the tools and compiles the tool's output-schema validator "
+          "before it returns) and its later calls, p50 / p95 ms")
+    for target in targets:
+        for s in target.scenarios:
+            if s.first and s.later:
+                first, later = s.first, s.later
+                print(f"{target.name:<11} {s.label:<9} first {statistics.median(first):7.1f} /{pct(first, 0.95):7.1f}"
+                      f"   later {statistics.median(later):7.1f} /{pct(later, 0.95):7.1f}")
     print()
     for target in targets:
         acknowledged = len(target.acknowledged)
