@@ -19,6 +19,7 @@ from gem_flux_mcp.modeling.decarboxylation import decarboxylating_sign
 from gem_flux_mcp.modeling.energy import driven_transport_sign, moves_solute, nucleotide_making_sign
 from gem_flux_mcp.modeling.fluxlp import Column, FluxLP, SolverDeadline
 from gem_flux_mcp.modeling.hydrolysis import hydrolysis_sign
+from gem_flux_mcp.modeling.oxygen import oxygen_consuming_sign
 from gem_flux_mcp.modeling.phosphorylation import phosphorylating_sign
 
 if TYPE_CHECKING:
@@ -285,8 +286,9 @@ def _offered_directions(gapfill_direction: str, stoichiometry: Mapping[str, floa
     dioxygenase run backwards would make O2 from nitrate), the ATP-making direction of an
     ATP-driven transporter, the CO2-fixing direction of a decarboxylation (decarboxylation.py), the
     bond-making direction of a hydrolysis (hydrolysis.py), the direction of a pyruvate or
-    carbamate kinase that spends a triphosphate (energy.py) and the direction of a kinase that
-    remakes ATP or PEP from a phosphate ester (phosphorylation.py). An acyl-CoA dehydrogenase the
+    carbamate kinase that spends a triphosphate (energy.py), the direction of a kinase that
+    remakes ATP or PEP from a phosphate ester (phosphorylation.py) and the O2-making direction of
+    a reaction written as consuming O2 (oxygen.py). An acyl-CoA dehydrogenase the
     template allows both ways is offered as the oxidation only, `oxidation` being that direction
     (acyl_coa_dehydrogenases.py); a template direction that is a reduction only stays."""
     allowed = {"=": (1, -1), ">": (1,), "<": (-1,)}.get(gapfill_direction, ())
@@ -304,7 +306,8 @@ def _required_signs(stoichiometry: tuple[tuple[str, float], ...], deltag: float 
     built (twice per gapfill over the whole template): found once per process."""
     stoich = dict(stoichiometry)
     signs = (driven_transport_sign(stoich), decarboxylating_sign(stoich, deltag),
-             nucleotide_making_sign(stoich), hydrolysis_sign(stoich, deltag), phosphorylating_sign(stoich, deltag))
+             nucleotide_making_sign(stoich), hydrolysis_sign(stoich, deltag), phosphorylating_sign(stoich, deltag),
+             oxygen_consuming_sign(stoich))
     return tuple(sign for sign in signs if sign is not None)
 
 
