@@ -67,4 +67,3 @@ def test_no_template_reaction_is_offered_making_o2_from_its_oxidation(data_dir: 
         making += net > 0
     assert consuming >= (3 if name == ATP_TEMPLATE else 500)
     assert making >= (0 if name == ATP_TEMPLATE else 5)
-

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .energy import METABOLITE_ID
+
 OXYGEN = "cpd00007"
 
 
@@ -31,6 +33,5 @@ def oxygen_consuming_sign(stoichiometry: Mapping[str, float]) -> int | None:
     and models: `cpd00007_c0`."""
     if len(stoichiometry) < 2:
         return None
-    net = sum(c for met, c in stoichiometry.items() if met.split("_", 1)[0] == OXYGEN)
+    net = sum(c for met, c in stoichiometry.items() if (match := METABOLITE_ID.match(met)) and match.group(1) == OXYGEN)
     return 1 if net < 0 else None
-
